@@ -1,0 +1,204 @@
+//! The guest interface: load an image, find functions, lift them, supply runtime C.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rpt_ir::{Function, GuestAddr, HelperDecl, StateDesc};
+
+use crate::{PluginInfo, SourceFile};
+
+/// Access rights of a loaded segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct SegmentFlags {
+    /// Readable.
+    pub read: bool,
+    /// Writable.
+    pub write: bool,
+    /// Executable.
+    pub execute: bool,
+}
+
+/// A piece of the guest image as it lies in guest memory.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Segment {
+    /// The section or segment name, for messages (`.text`, `text0`).
+    pub name: String,
+    /// Where it starts in guest memory.
+    pub addr: GuestAddr,
+    /// Its initialised bytes.
+    pub bytes: Vec<u8>,
+    /// Its size in memory; bytes past `bytes.len()` are zero.
+    pub mem_size: u64,
+    /// Access rights.
+    pub flags: SegmentFlags,
+}
+
+/// A function the image imports from outside (a DLL export, a platform service).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Import {
+    /// The module it comes from (`KERNEL32.dll`).
+    pub module: String,
+    /// The imported name.
+    pub name: String,
+    /// Where the image keeps the pointer to it (the IAT slot).
+    pub slot: GuestAddr,
+    /// The address the loader gave the import; calls to it reach the platform's C implementation.
+    pub thunk: GuestAddr,
+}
+
+/// A loaded guest image in guest-neutral form.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GuestImage {
+    /// Segments in address order.
+    pub segments: Vec<Segment>,
+    /// The entry point.
+    pub entry: GuestAddr,
+    /// Exported or otherwise named entry points.
+    pub exports: BTreeMap<String, GuestAddr>,
+    /// Imported functions.
+    pub imports: Vec<Import>,
+}
+
+impl GuestImage {
+    /// The segment containing `addr`, if any.
+    pub fn segment_at(&self, addr: GuestAddr) -> Option<&Segment> {
+        self.segments.iter().find(|s| addr.0 >= s.addr.0 && addr.0 - s.addr.0 < s.mem_size)
+    }
+
+    /// Reads up to `len` initialised bytes starting at `addr`, stopping at the end of its segment.
+    pub fn bytes_at(&self, addr: GuestAddr, len: usize) -> Option<&[u8]> {
+        let seg = self.segment_at(addr)?;
+        let start = usize::try_from(addr.0 - seg.addr.0).ok()?;
+        let end = start.saturating_add(len).min(seg.bytes.len());
+        seg.bytes.get(start..end)
+    }
+
+    /// Whether `addr` lies in an executable segment.
+    pub fn is_code(&self, addr: GuestAddr) -> bool {
+        self.segment_at(addr).is_some_and(|s| s.flags.execute)
+    }
+}
+
+/// How the guest sees memory, for the C runtime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemoryModel {
+    /// Width of guest addresses in bits (32 for x86-32 and PowerPC, 24 for the 65816).
+    pub address_bits: u32,
+    /// Whether multi-byte values are big-endian in guest memory.
+    pub big_endian: bool,
+}
+
+/// Where function discovery starts.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Seeds {
+    /// Extra entry points from the recipe; they are discovered like the image's entry.
+    pub entry_points: BTreeSet<GuestAddr>,
+    /// Function starts the recipe asserts (for code reached only indirectly).
+    pub function_hints: BTreeSet<GuestAddr>,
+}
+
+/// How serious a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// Worth knowing; the output is still right.
+    Note,
+    /// Probably worth a look; the output is still right.
+    Warning,
+    /// The output would be wrong or incomplete (an unliftable instruction on a reachable path).
+    Error,
+}
+
+/// A message about the guest code, anchored at a guest address.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Diagnostic {
+    /// How serious.
+    pub severity: Severity,
+    /// The guest address it concerns.
+    pub addr: GuestAddr,
+    /// What it says.
+    pub message: String,
+}
+
+/// The functions discovery found.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Discovery {
+    /// Every function entry to lift.
+    pub functions: BTreeSet<GuestAddr>,
+    /// Entries whose address is taken (code pointers in data or immediates).
+    pub address_taken: BTreeSet<GuestAddr>,
+    /// What discovery noticed on the way.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One lifted function plus what the lifter noticed.
+///
+/// Lifting never fails outright: bytes it cannot lift become an `exit ..., unlifted`
+/// terminator carrying their address, with an [`Severity::Error`] diagnostic, and the
+/// caller decides whether that stops the build.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LiftResult {
+    /// The function.
+    pub function: Function,
+    /// Diagnostics, in address order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A failure of a guest plugin outside lifting: an image it cannot load, a platform it lacks.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum GuestError {
+    /// The image is malformed or truncated.
+    #[error("bad image: {0}")]
+    BadImage(String),
+    /// The recipe names a platform this guest does not have.
+    #[error("unknown platform `{platform}` (this guest has: {known})")]
+    UnknownPlatform {
+        /// What the recipe asked for.
+        platform: String,
+        /// The platforms the guest offers, comma-separated.
+        known: String,
+    },
+    /// The image imports a function the platform does not implement.
+    #[error("the {platform} platform does not implement the import {module}!{name}")]
+    MissingImport {
+        /// The platform.
+        platform: String,
+        /// The importing module.
+        module: String,
+        /// The import.
+        name: String,
+    },
+}
+
+/// A guest architecture: loader, decoder, lifter, state and runtime part.
+pub trait GuestPlugin: Send + Sync {
+    /// Name, version and source hash.
+    fn info(&self) -> PluginInfo;
+
+    /// The guest register file; the C backend derives the CPU struct from it.
+    fn state(&self) -> StateDesc;
+
+    /// The runtime helpers lifted code may call.
+    fn helpers(&self) -> Vec<HelperDecl>;
+
+    /// How the guest addresses memory.
+    fn memory_model(&self) -> MemoryModel;
+
+    /// The platforms this guest offers (`win32-console`, `linux-syscalls`, ...).
+    fn platforms(&self) -> Vec<String>;
+
+    /// Parses an image file.
+    fn load(&self, image: &[u8]) -> Result<GuestImage, GuestError>;
+
+    /// The functions implemented outside lifted code on `platform`: thunk address to C symbol.
+    /// Fails with [`GuestError::MissingImport`] naming the first import the platform lacks.
+    fn externs(&self, image: &GuestImage, platform: &str) -> Result<BTreeMap<GuestAddr, String>, GuestError>;
+
+    /// Finds every function reachable from the image's entry points and the recipe's seeds.
+    fn discover(&self, image: &GuestImage, seeds: &Seeds) -> Discovery;
+
+    /// Lifts the function at `entry`. `functions` is the discovered set, so calls and
+    /// tail jumps into other functions can be told from jumps within this one.
+    fn lift(&self, image: &GuestImage, entry: GuestAddr, functions: &BTreeSet<GuestAddr>) -> LiftResult;
+
+    /// The guest's C runtime part and the platform's C sources.
+    fn runtime_sources(&self, platform: &str) -> Result<Vec<SourceFile>, GuestError>;
+}

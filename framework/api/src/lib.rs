@@ -1,0 +1,39 @@
+//! The plugin interfaces of rpt: what a guest, a host and a pass each provide.
+//!
+//! This crate owns the traits [`GuestPlugin`], [`HostPlugin`] and [`PassPlugin`]
+//! and the plain data that crosses them. Built-in plugins implement these traits
+//! exactly as a dynamically loaded plugin will; nothing here assumes a plugin is
+//! linked into rpt. It depends only on `rpt-ir`.
+
+#![deny(missing_docs)]
+
+mod guest;
+mod host;
+mod pass;
+
+pub use guest::{
+    Diagnostic, Discovery, GuestError, GuestImage, GuestPlugin, Import, LiftResult, MemoryModel, Seeds, Segment,
+    SegmentFlags, Severity,
+};
+pub use host::{CacheGeometry, CompilerSettings, HostDesc, HostPlugin, Runner};
+pub use pass::{ParamValue, PassError, PassParams, PassPlugin};
+
+/// What identifies a plugin build: its name, version and the hash of the sources it was built from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PluginInfo {
+    /// The name recipes use (`x86-pe`, `x86-64`, `flag-abi`).
+    pub name: String,
+    /// The plugin's version.
+    pub version: String,
+    /// Hex sha256 of the plugin's sources (built-ins) or its library file (dynamic plugins).
+    pub hash: String,
+}
+
+/// A C source file a plugin contributes to a generation, at a path relative to the generation's `src/`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourceFile {
+    /// Relative path with `/` separators, e.g. `guest/x86_runtime.c`.
+    pub path: String,
+    /// The file's text.
+    pub contents: String,
+}

@@ -1,0 +1,29 @@
+//! rpt's intermediate representation: one IR for every guest.
+//!
+//! This crate owns the IR types ([`Program`], [`Function`], [`StateDesc`],
+//! instructions and terminators), a [`FunctionBuilder`], the text form
+//! ([`print`] and [`parse`], which round-trip exactly), the [`verify`]er and the
+//! reference [`interp`]reter. It knows nothing of salsa, RON, C or any guest.
+
+#![deny(missing_docs)]
+
+mod builder;
+mod entities;
+mod function;
+mod inst;
+pub mod interp;
+pub mod parse;
+pub mod print;
+mod state;
+mod types;
+pub mod verify;
+
+pub use builder::FunctionBuilder;
+pub use entities::{Block, GuestAddr, SlotId, Value};
+pub use function::{BlockData, CallGraph, Function, Program};
+pub use inst::{
+    BinaryOp, BlockCall, CallTarget, ConvOp, Effects, ExitReason, FBinaryOp, FConvOp, FUnaryOp, FloatCC, HelperDecl,
+    Inst, InstKind, IntCC, Terminator, UnaryOp,
+};
+pub use state::{Slot, SlotLayout, SlotRole, StateDesc, StateError, is_identifier};
+pub use types::{AddrSpace, Endian, Rounding, Type};
