@@ -140,6 +140,8 @@ pub struct LiftResult {
     pub function: Function,
     /// Diagnostics, in address order.
     pub diagnostics: Vec<Diagnostic>,
+    /// The disassembly of every lifted guest instruction, in address order, for the listing file.
+    pub listing: Vec<(GuestAddr, String)>,
 }
 
 /// A failure of a guest plugin outside lifting: an image it cannot load, a platform it lacks.
