@@ -1,0 +1,1 @@
+//! Generations and the archive: manifests, content hashes, promote, rollback, diff, verify.

@@ -1,0 +1,1 @@
+//! Toolchain calls, the content-addressed object cache, linking and running.

@@ -1,0 +1,2 @@
+//! The rpt command.
+fn main() {}

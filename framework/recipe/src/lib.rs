@@ -1,0 +1,1 @@
+//! Recipes: the RON schema, validation with line and column errors, and the recipe digest.

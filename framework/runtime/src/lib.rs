@@ -1,0 +1,1 @@
+//! The C runtime shared by every guest, embedded in rpt.
