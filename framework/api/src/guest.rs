@@ -61,7 +61,9 @@ pub struct GuestImage {
 impl GuestImage {
     /// The segment containing `addr`, if any.
     pub fn segment_at(&self, addr: GuestAddr) -> Option<&Segment> {
-        self.segments.iter().find(|s| addr.0 >= s.addr.0 && addr.0 - s.addr.0 < s.mem_size)
+        self.segments
+            .iter()
+            .find(|s| addr.0 >= s.addr.0 && addr.0 - s.addr.0 < s.mem_size)
     }
 
     /// Reads up to `len` initialised bytes starting at `addr`, stopping at the end of its segment.

@@ -5,8 +5,7 @@
 
 use crate::{
     AddrSpace, BinaryOp, Block, BlockCall, CallTarget, ConvOp, Endian, ExitReason, FBinaryOp, FConvOp, FUnaryOp,
-    FloatCC, Function, GuestAddr, Inst, InstKind, IntCC, Rounding, SlotId, StateDesc, Terminator, Type, UnaryOp,
-    Value,
+    FloatCC, Function, GuestAddr, Inst, InstKind, IntCC, Rounding, SlotId, StateDesc, Terminator, Type, UnaryOp, Value,
 };
 
 /// Appends instructions to the current block of a function.
@@ -22,7 +21,11 @@ impl<'a> FunctionBuilder<'a> {
         if func.blocks.is_empty() {
             func.new_block();
         }
-        FunctionBuilder { func, state, current: Block(0) }
+        FunctionBuilder {
+            func,
+            state,
+            current: Block(0),
+        }
     }
 
     /// The function being built.
@@ -92,7 +95,13 @@ impl<'a> FunctionBuilder<'a> {
 
     /// An integer constant, truncated to the type.
     pub fn iconst(&mut self, ty: Type, imm: u64) -> Value {
-        self.push_value(ty, InstKind::Iconst { ty, imm: imm & ty.mask() })
+        self.push_value(
+            ty,
+            InstKind::Iconst {
+                ty,
+                imm: imm & ty.mask(),
+            },
+        )
     }
 
     /// A float constant from its bit pattern.
@@ -134,7 +143,14 @@ impl<'a> FunctionBuilder<'a> {
     /// `cond ? if_true : if_false`.
     pub fn select(&mut self, cond: Value, if_true: Value, if_false: Value) -> Value {
         let ty = self.ty(if_true);
-        self.push_value(ty, InstKind::Select { cond, if_true, if_false })
+        self.push_value(
+            ty,
+            InstKind::Select {
+                cond,
+                if_true,
+                if_false,
+            },
+        )
     }
 
     /// A conversion to `to`.
@@ -154,13 +170,24 @@ impl<'a> FunctionBuilder<'a> {
 
     /// Sign-extends `arg` to `to`, or returns it unchanged if it already has that type.
     pub fn sext(&mut self, arg: Value, to: Type) -> Value {
-        if self.ty(arg) == to { arg } else { self.convert(ConvOp::Sext, arg, to) }
+        if self.ty(arg) == to {
+            arg
+        } else {
+            self.convert(ConvOp::Sext, arg, to)
+        }
     }
 
     /// Float arithmetic.
     pub fn fbinary(&mut self, op: FBinaryOp, rounding: Rounding, a: Value, b: Value) -> Value {
         let ty = self.ty(a);
-        self.push_value(ty, InstKind::FBinary { op, rounding, args: [a, b] })
+        self.push_value(
+            ty,
+            InstKind::FBinary {
+                op,
+                rounding,
+                args: [a, b],
+            },
+        )
     }
 
     /// One-operand float operation.
@@ -203,17 +230,39 @@ impl<'a> FunctionBuilder<'a> {
 
     /// Loads from guest memory.
     pub fn load(&mut self, ty: Type, endian: Endian, space: AddrSpace, addr: Value) -> Value {
-        self.push_value(ty, InstKind::Load { ty, endian, space, addr })
+        self.push_value(
+            ty,
+            InstKind::Load {
+                ty,
+                endian,
+                space,
+                addr,
+            },
+        )
     }
 
     /// Stores to guest memory.
     pub fn store(&mut self, endian: Endian, space: AddrSpace, addr: Value, value: Value) {
-        self.push(None, InstKind::Store { endian, space, addr, value });
+        self.push(
+            None,
+            InstKind::Store {
+                endian,
+                space,
+                addr,
+                value,
+            },
+        );
     }
 
     /// Calls a runtime helper; `result` is its declared result type.
     pub fn call_helper(&mut self, helper: &str, args: Vec<Value>, result: Option<Type>) -> Option<Value> {
-        self.push(result, InstKind::CallHelper { helper: helper.to_string(), args })
+        self.push(
+            result,
+            InstKind::CallHelper {
+                helper: helper.to_string(),
+                args,
+            },
+        )
     }
 
     /// Ends the block with a jump.
@@ -232,7 +281,10 @@ impl<'a> FunctionBuilder<'a> {
 
     /// Ends the block with a call that continues at `cont`.
     pub fn call(&mut self, target: CallTarget, cont: Block) {
-        self.terminate(Terminator::Call { target, cont: BlockCall::plain(cont) });
+        self.terminate(Terminator::Call {
+            target,
+            cont: BlockCall::plain(cont),
+        });
     }
 
     /// Ends the block with an exit to the runtime at a constant guest PC.

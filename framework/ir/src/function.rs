@@ -29,7 +29,11 @@ pub struct Function {
 impl Function {
     /// An empty function with no blocks yet.
     pub fn new(entry: GuestAddr) -> Function {
-        Function { entry, blocks: Vec::new(), value_types: Vec::new() }
+        Function {
+            entry,
+            blocks: Vec::new(),
+            value_types: Vec::new(),
+        }
     }
 
     /// The function's name in IR text and C.
@@ -45,7 +49,11 @@ impl Function {
 
     /// Appends a new empty block ending in `unreachable`.
     pub fn new_block(&mut self) -> Block {
-        self.blocks.push(BlockData { params: Vec::new(), insts: Vec::new(), term: Terminator::Unreachable });
+        self.blocks.push(BlockData {
+            params: Vec::new(),
+            insts: Vec::new(),
+            term: Terminator::Unreachable,
+        });
         Block(self.blocks.len() as u32 - 1)
     }
 
@@ -134,7 +142,10 @@ pub struct CallGraph {
 impl Program {
     /// An empty program over this register file.
     pub fn new(state: StateDesc) -> Program {
-        Program { state, ..Program::default() }
+        Program {
+            state,
+            ..Program::default()
+        }
     }
 
     /// Computes the call graph from the functions' terminators.

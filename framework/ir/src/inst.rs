@@ -460,7 +460,10 @@ pub struct BlockCall {
 impl BlockCall {
     /// A jump to a block without parameters.
     pub fn plain(block: Block) -> BlockCall {
-        BlockCall { block, args: Vec::new() }
+        BlockCall {
+            block,
+            args: Vec::new(),
+        }
     }
 }
 
@@ -526,13 +529,14 @@ impl Terminator {
     pub fn successors(&self) -> Vec<&BlockCall> {
         match self {
             Terminator::Jump(dest) => vec![dest],
-            Terminator::Branch { then_dest, else_dest, .. } => vec![then_dest, else_dest],
+            Terminator::Branch {
+                then_dest, else_dest, ..
+            } => vec![then_dest, else_dest],
             Terminator::Switch { cases, default, .. } => cases.iter().chain(std::iter::once(default)).collect(),
             Terminator::Call { cont, .. } => vec![cont],
-            Terminator::Return
-            | Terminator::TailCall { .. }
-            | Terminator::Exit { .. }
-            | Terminator::Unreachable => Vec::new(),
+            Terminator::Return | Terminator::TailCall { .. } | Terminator::Exit { .. } | Terminator::Unreachable => {
+                Vec::new()
+            }
         }
     }
 
@@ -540,15 +544,14 @@ impl Terminator {
     pub fn successors_mut(&mut self) -> Vec<&mut BlockCall> {
         match self {
             Terminator::Jump(dest) => vec![dest],
-            Terminator::Branch { then_dest, else_dest, .. } => vec![then_dest, else_dest],
-            Terminator::Switch { cases, default, .. } => {
-                cases.iter_mut().chain(std::iter::once(default)).collect()
-            }
+            Terminator::Branch {
+                then_dest, else_dest, ..
+            } => vec![then_dest, else_dest],
+            Terminator::Switch { cases, default, .. } => cases.iter_mut().chain(std::iter::once(default)).collect(),
             Terminator::Call { cont, .. } => vec![cont],
-            Terminator::Return
-            | Terminator::TailCall { .. }
-            | Terminator::Exit { .. }
-            | Terminator::Unreachable => Vec::new(),
+            Terminator::Return | Terminator::TailCall { .. } | Terminator::Exit { .. } | Terminator::Unreachable => {
+                Vec::new()
+            }
         }
     }
 
@@ -558,13 +561,23 @@ impl Terminator {
         match self {
             Terminator::Branch { cond, .. } => out.push(*cond),
             Terminator::Switch { index, .. } => out.push(*index),
-            Terminator::Call { target: CallTarget::Indirect(v), .. }
-            | Terminator::TailCall { target: CallTarget::Indirect(v) } => out.push(*v),
+            Terminator::Call {
+                target: CallTarget::Indirect(v),
+                ..
+            }
+            | Terminator::TailCall {
+                target: CallTarget::Indirect(v),
+            } => out.push(*v),
             Terminator::Exit { pc, .. } => out.push(*pc),
             Terminator::Jump(_)
-            | Terminator::Call { target: CallTarget::Direct(_), .. }
+            | Terminator::Call {
+                target: CallTarget::Direct(_),
+                ..
+            }
             | Terminator::Return
-            | Terminator::TailCall { target: CallTarget::Direct(_) }
+            | Terminator::TailCall {
+                target: CallTarget::Direct(_),
+            }
             | Terminator::Unreachable => {}
         }
         for dest in self.successors() {
@@ -589,7 +602,11 @@ impl InstKind {
             | InstKind::Icmp { args, .. }
             | InstKind::FBinary { args, .. }
             | InstKind::Fcmp { args, .. } => args.to_vec(),
-            InstKind::Select { cond, if_true, if_false } => vec![*cond, *if_true, *if_false],
+            InstKind::Select {
+                cond,
+                if_true,
+                if_false,
+            } => vec![*cond, *if_true, *if_false],
             InstKind::SetSlot { value, .. } => vec![*value],
             InstKind::GetIndexed { index, .. } => vec![*index],
             InstKind::SetIndexed { index, value, .. } => vec![*index, *value],
@@ -615,7 +632,11 @@ impl InstKind {
                     *a = f(*a);
                 }
             }
-            InstKind::Select { cond, if_true, if_false } => {
+            InstKind::Select {
+                cond,
+                if_true,
+                if_false,
+            } => {
                 *cond = f(*cond);
                 *if_true = f(*if_true);
                 *if_false = f(*if_false);
@@ -673,13 +694,23 @@ impl Terminator {
         match self {
             Terminator::Branch { cond, .. } => *cond = f(*cond),
             Terminator::Switch { index, .. } => *index = f(*index),
-            Terminator::Call { target: CallTarget::Indirect(v), .. }
-            | Terminator::TailCall { target: CallTarget::Indirect(v) } => *v = f(*v),
+            Terminator::Call {
+                target: CallTarget::Indirect(v),
+                ..
+            }
+            | Terminator::TailCall {
+                target: CallTarget::Indirect(v),
+            } => *v = f(*v),
             Terminator::Exit { pc, .. } => *pc = f(*pc),
             Terminator::Jump(_)
-            | Terminator::Call { target: CallTarget::Direct(_), .. }
+            | Terminator::Call {
+                target: CallTarget::Direct(_),
+                ..
+            }
             | Terminator::Return
-            | Terminator::TailCall { target: CallTarget::Direct(_) }
+            | Terminator::TailCall {
+                target: CallTarget::Direct(_),
+            }
             | Terminator::Unreachable => {}
         }
         for dest in self.successors_mut() {

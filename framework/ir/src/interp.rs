@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 
 use crate::{
     AddrSpace, BinaryOp, BlockCall, CallTarget, ConvOp, Endian, ExitReason, FBinaryOp, FConvOp, FUnaryOp, FloatCC,
-    Function, GuestAddr, InstKind, IntCC, Program, Rounding, SlotId, SlotLayout, StateDesc, Terminator, Type,
-    UnaryOp, Value,
+    Function, GuestAddr, InstKind, IntCC, Program, Rounding, SlotId, SlotLayout, StateDesc, Terminator, Type, UnaryOp,
+    Value,
 };
 
 /// A runtime value: integers zero-extended in a `u64`, floats by bit pattern.
@@ -119,7 +119,12 @@ impl StateValues {
                 let whole = self.get(desc, parent).int();
                 Val::Int((whole >> lsb) & mask(u32::from(bits)))
             }
-            _ => self.values.get(slot.index()).and_then(|v| v.first()).copied().unwrap_or(Val::Int(0)),
+            _ => self
+                .values
+                .get(slot.index())
+                .and_then(|v| v.first())
+                .copied()
+                .unwrap_or(Val::Int(0)),
         }
     }
 
@@ -179,12 +184,17 @@ impl Memory {
 
     /// Reads one byte.
     pub fn read_u8(&self, space: AddrSpace, addr: u64) -> u8 {
-        self.pages.get(&(space, addr / PAGE)).map_or(0, |p| p[(addr % PAGE) as usize])
+        self.pages
+            .get(&(space, addr / PAGE))
+            .map_or(0, |p| p[(addr % PAGE) as usize])
     }
 
     /// Writes one byte.
     pub fn write_u8(&mut self, space: AddrSpace, addr: u64, byte: u8) {
-        let page = self.pages.entry((space, addr / PAGE)).or_insert_with(|| vec![0; PAGE as usize].into());
+        let page = self
+            .pages
+            .entry((space, addr / PAGE))
+            .or_insert_with(|| vec![0; PAGE as usize].into());
         page[(addr % PAGE) as usize] = byte;
     }
 
@@ -276,7 +286,10 @@ impl<'p> Interpreter<'p> {
     pub fn new(program: &'p Program) -> Interpreter<'p> {
         Interpreter {
             program,
-            machine: MachineState { state: StateValues::new(&program.state), memory: Memory::new() },
+            machine: MachineState {
+                state: StateValues::new(&program.state),
+                memory: Memory::new(),
+            },
             steps_left: 10_000_000,
             depth: 0,
         }
@@ -307,14 +320,26 @@ impl<'p> Interpreter<'p> {
     }
 
     fn run_body(&mut self, func: &Function, env: &mut dyn Environment) -> Result<Outcome, InterpError> {
-        let undefined = |what: String| InterpError::Undefined { function: func.entry, what };
+        let undefined = |what: String| InterpError::Undefined {
+            function: func.entry,
+            what,
+        };
         let mut values: Vec<Option<Val>> = vec![None; func.value_types.len()];
         let mut block = 0usize;
         loop {
-            let data = func.blocks.get(block).ok_or_else(|| undefined(format!("jump to missing block{block}")))?;
+            let data = func
+                .blocks
+                .get(block)
+                .ok_or_else(|| undefined(format!("jump to missing block{block}")))?;
             for inst in &data.insts {
                 self.tick()?;
-                let read = |v: Value| values.get(v.index()).copied().flatten().ok_or_else(|| undefined(format!("{v} read before it is defined")));
+                let read = |v: Value| {
+                    values
+                        .get(v.index())
+                        .copied()
+                        .flatten()
+                        .ok_or_else(|| undefined(format!("{v} read before it is defined")))
+                };
                 let result = self.exec(func, &inst.kind, &read, env)?;
                 if let (Some(v), Some(val)) = (inst.result, result)
                     && let Some(slot) = values.get_mut(v.index())
@@ -323,11 +348,25 @@ impl<'p> Interpreter<'p> {
                 }
             }
             self.tick()?;
-            let read = |v: Value| values.get(v.index()).copied().flatten().ok_or_else(|| undefined(format!("{v} read before it is defined")));
+            let read = |v: Value| {
+                values
+                    .get(v.index())
+                    .copied()
+                    .flatten()
+                    .ok_or_else(|| undefined(format!("{v} read before it is defined")))
+            };
             let next: &BlockCall = match &data.term {
                 Terminator::Jump(dest) => dest,
-                Terminator::Branch { cond, then_dest, else_dest } => {
-                    if read(*cond)?.int() & 1 == 1 { then_dest } else { else_dest }
+                Terminator::Branch {
+                    cond,
+                    then_dest,
+                    else_dest,
+                } => {
+                    if read(*cond)?.int() & 1 == 1 {
+                        then_dest
+                    } else {
+                        else_dest
+                    }
                 }
                 Terminator::Switch { index, cases, default } => {
                     let i = read(*index)?.int();
@@ -345,11 +384,21 @@ impl<'p> Interpreter<'p> {
                     let addr = self.target(target, &read)?;
                     return self.run(addr, env);
                 }
-                Terminator::Exit { pc, reason } => return Ok(Outcome::Exited { pc: read(*pc)?.int(), reason: *reason }),
-                Terminator::Unreachable => return Err(undefined("reached `unreachable`".to_string())),
+                Terminator::Exit { pc, reason } => {
+                    return Ok(Outcome::Exited {
+                        pc: read(*pc)?.int(),
+                        reason: *reason,
+                    });
+                }
+                Terminator::Unreachable => {
+                    return Err(undefined("reached `unreachable`".to_string()));
+                }
             };
             let args: Vec<Val> = next.args.iter().map(|v| read(*v)).collect::<Result<_, _>>()?;
-            let target = func.blocks.get(next.block.index()).ok_or_else(|| undefined(format!("jump to missing {}", next.block)))?;
+            let target = func
+                .blocks
+                .get(next.block.index())
+                .ok_or_else(|| undefined(format!("jump to missing {}", next.block)))?;
             for (p, a) in target.params.iter().zip(args) {
                 if let Some(slot) = values.get_mut(p.index()) {
                     *slot = Some(a);
@@ -367,7 +416,11 @@ impl<'p> Interpreter<'p> {
         Ok(())
     }
 
-    fn target(&self, target: &CallTarget, read: &dyn Fn(Value) -> Result<Val, InterpError>) -> Result<GuestAddr, InterpError> {
+    fn target(
+        &self,
+        target: &CallTarget,
+        read: &dyn Fn(Value) -> Result<Val, InterpError>,
+    ) -> Result<GuestAddr, InterpError> {
         Ok(match target {
             CallTarget::Direct(a) => *a,
             CallTarget::Indirect(v) => GuestAddr(read(*v)?.int()),
@@ -384,7 +437,10 @@ impl<'p> Interpreter<'p> {
         let ty_of = |v: Value| func.value_type(v).unwrap_or(Type::I64);
         let int = |v: Value| -> Result<u64, InterpError> { Ok(read(v)?.int()) };
         let desc = &self.program.state;
-        let undefined = |what: String| InterpError::Undefined { function: func.entry, what };
+        let undefined = |what: String| InterpError::Undefined {
+            function: func.entry,
+            what,
+        };
         Ok(Some(match kind {
             InstKind::Iconst { imm, .. } => Val::Int(*imm),
             InstKind::Fconst { ty, bits } => match ty {
@@ -402,14 +458,26 @@ impl<'p> Interpreter<'p> {
             InstKind::Binary { op, args } => {
                 let ty = ty_of(args[0]);
                 let (a, b) = (int(args[0])?, int(args[1])?);
-                Val::Int(binary(*op, a, b, ty.bits()).ok_or_else(|| undefined(format!("{} with a zero or overflowing divisor", op.name())))? & ty.mask())
+                Val::Int(
+                    binary(*op, a, b, ty.bits())
+                        .ok_or_else(|| undefined(format!("{} with a zero or overflowing divisor", op.name())))?
+                        & ty.mask(),
+                )
             }
             InstKind::Icmp { cond, args } => {
                 let bits = ty_of(args[0]).bits();
                 Val::Int(u64::from(icmp(*cond, int(args[0])?, int(args[1])?, bits)))
             }
-            InstKind::Select { cond, if_true, if_false } => {
-                if int(*cond)? & 1 == 1 { read(*if_true)? } else { read(*if_false)? }
+            InstKind::Select {
+                cond,
+                if_true,
+                if_false,
+            } => {
+                if int(*cond)? & 1 == 1 {
+                    read(*if_true)?
+                } else {
+                    read(*if_false)?
+                }
             }
             InstKind::Convert { op, arg, to } => {
                 let from = ty_of(*arg);
@@ -435,21 +503,27 @@ impl<'p> Interpreter<'p> {
                 match (read(args[0])?, read(args[1])?) {
                     (Val::F32(a), Val::F32(b)) => {
                         let (a, b) = (f32::from_bits(a), f32::from_bits(b));
-                        Val::F32(match op {
-                            FBinaryOp::Fadd => a + b,
-                            FBinaryOp::Fsub => a - b,
-                            FBinaryOp::Fmul => a * b,
-                            FBinaryOp::Fdiv => a / b,
-                        }.to_bits())
+                        Val::F32(
+                            match op {
+                                FBinaryOp::Fadd => a + b,
+                                FBinaryOp::Fsub => a - b,
+                                FBinaryOp::Fmul => a * b,
+                                FBinaryOp::Fdiv => a / b,
+                            }
+                            .to_bits(),
+                        )
                     }
                     (Val::F64(a), Val::F64(b)) => {
                         let (a, b) = (f64::from_bits(a), f64::from_bits(b));
-                        Val::F64(match op {
-                            FBinaryOp::Fadd => a + b,
-                            FBinaryOp::Fsub => a - b,
-                            FBinaryOp::Fmul => a * b,
-                            FBinaryOp::Fdiv => a / b,
-                        }.to_bits())
+                        Val::F64(
+                            match op {
+                                FBinaryOp::Fadd => a + b,
+                                FBinaryOp::Fsub => a - b,
+                                FBinaryOp::Fmul => a * b,
+                                FBinaryOp::Fdiv => a / b,
+                            }
+                            .to_bits(),
+                        )
                     }
                     _ => return float_unsupported(&format!("{} on this type", op.name())),
                 }
@@ -463,9 +537,15 @@ impl<'p> Interpreter<'p> {
                     (FUnaryOp::Fabs, Val::F32(b)) => Val::F32(b & 0x7fff_ffff),
                     (FUnaryOp::Fabs, Val::F64(b)) => Val::F64(b & !(1 << 63)),
                     (FUnaryOp::Fabs, Val::F80(b)) => Val::F80(b & !(1 << 79)),
-                    (FUnaryOp::Fsqrt, Val::F32(b)) if *rounding == Rounding::Nearest => Val::F32(f32::from_bits(b).sqrt().to_bits()),
-                    (FUnaryOp::Fsqrt, Val::F64(b)) if *rounding == Rounding::Nearest => Val::F64(f64::from_bits(b).sqrt().to_bits()),
-                    _ => return float_unsupported(&format!("{}.{} on this type", op.name(), rounding.name())),
+                    (FUnaryOp::Fsqrt, Val::F32(b)) if *rounding == Rounding::Nearest => {
+                        Val::F32(f32::from_bits(b).sqrt().to_bits())
+                    }
+                    (FUnaryOp::Fsqrt, Val::F64(b)) if *rounding == Rounding::Nearest => {
+                        Val::F64(f64::from_bits(b).sqrt().to_bits())
+                    }
+                    _ => {
+                        return float_unsupported(&format!("{}.{} on this type", op.name(), rounding.name()));
+                    }
                 }
             }
             InstKind::Fcmp { cond, args } => {
@@ -498,7 +578,12 @@ impl<'p> Interpreter<'p> {
                 self.machine.state.set_indexed(*slot, int(*index)?, v);
                 return Ok(None);
             }
-            InstKind::Load { ty, endian, space, addr } => {
+            InstKind::Load {
+                ty,
+                endian,
+                space,
+                addr,
+            } => {
                 let addr_mask = ty_of(*addr).mask();
                 let a = int(*addr)? & addr_mask;
                 let n = ty.bits().div_ceil(8);
@@ -511,7 +596,12 @@ impl<'p> Interpreter<'p> {
                     _ => Val::Int(raw as u64),
                 }
             }
-            InstKind::Store { endian, space, addr, value } => {
+            InstKind::Store {
+                endian,
+                space,
+                addr,
+                value,
+            } => {
                 let addr_mask = ty_of(*addr).mask();
                 let a = int(*addr)? & addr_mask;
                 let n = ty_of(*value).bits().div_ceil(8);
@@ -552,7 +642,11 @@ fn unary(op: UnaryOp, x: u64, bits: u32) -> u64 {
         UnaryOp::Popcnt => u64::from((x & m).count_ones()),
         UnaryOp::Clz => u64::from((x & m).leading_zeros() - (64 - bits)),
         UnaryOp::Ctz => {
-            if x & m == 0 { u64::from(bits) } else { u64::from(x.trailing_zeros()) }
+            if x & m == 0 {
+                u64::from(bits)
+            } else {
+                u64::from(x.trailing_zeros())
+            }
         }
         UnaryOp::Bswap => (x & m).swap_bytes() >> (64 - bits),
     }
@@ -592,10 +686,18 @@ fn binary(op: BinaryOp, a: u64, b: u64, bits: u32) -> Option<u64> {
         BinaryOp::Lshr => a.checked_shr(amount).unwrap_or(0),
         BinaryOp::Ashr => (sa >> amount) as u64,
         BinaryOp::Rotl => {
-            if amount == 0 { a } else { (a << amount) | (a >> (bits - amount)) }
+            if amount == 0 {
+                a
+            } else {
+                (a << amount) | (a >> (bits - amount))
+            }
         }
         BinaryOp::Rotr => {
-            if amount == 0 { a } else { (a >> amount) | (a << (bits - amount)) }
+            if amount == 0 {
+                a
+            } else {
+                (a >> amount) | (a << (bits - amount))
+            }
         }
     })
 }
@@ -625,7 +727,9 @@ fn fconvert(op: FConvOp, rounding: Rounding, x: Val, from: Type, to: Type) -> Re
     match op {
         FConvOp::Fconvert => match (x, to) {
             (Val::F32(b), Type::F64) => Ok(Val::F64(f64::from(f32::from_bits(b)).to_bits())),
-            (Val::F64(b), Type::F32) if rounding == Rounding::Nearest => Ok(Val::F32((f64::from_bits(b) as f32).to_bits())),
+            (Val::F64(b), Type::F32) if rounding == Rounding::Nearest => {
+                Ok(Val::F32((f64::from_bits(b) as f32).to_bits()))
+            }
             _ => float_unsupported(&format!("fconvert.{} from {from} to {to}", rounding.name())),
         },
         FConvOp::SintToFloat | FConvOp::UintToFloat => {

@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 
 use crate::{
-    AddrSpace, BinaryOp, Block, BlockCall, CallTarget, ConvOp, Effects, Endian, ExitReason, FBinaryOp,
-    FConvOp, FUnaryOp, FloatCC, Function, GuestAddr, HelperDecl, Inst, InstKind, IntCC, Program, Rounding, Slot,
-    SlotLayout, SlotRole, StateDesc, Terminator, Type, UnaryOp, Value,
+    AddrSpace, BinaryOp, Block, BlockCall, CallTarget, ConvOp, Effects, Endian, ExitReason, FBinaryOp, FConvOp,
+    FUnaryOp, FloatCC, Function, GuestAddr, HelperDecl, Inst, InstKind, IntCC, Program, Rounding, Slot, SlotLayout,
+    SlotRole, StateDesc, Terminator, Type, UnaryOp, Value,
 };
 
 /// A text-form error at a 1-based line and column.
@@ -54,7 +54,11 @@ fn describe(tok: &Tok) -> String {
 }
 
 fn tokenize(line_no: usize, line: &str) -> Result<Vec<Token>, ParseError> {
-    let err = |column: usize, message: String| ParseError { line: line_no, column, message };
+    let err = |column: usize, message: String| ParseError {
+        line: line_no,
+        column,
+        message,
+    };
     let chars: Vec<char> = line.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -143,7 +147,11 @@ struct Line<'s> {
 impl Line<'_> {
     fn err(&self, message: impl Into<String>) -> ParseError {
         let column = self.toks.get(self.pos).map_or(self.len + 1, |t| t.column);
-        ParseError { line: self.no, column, message: message.into() }
+        ParseError {
+            line: self.no,
+            column,
+            message: message.into(),
+        }
     }
 
     fn peek(&self) -> Option<&Tok> {
@@ -214,7 +222,11 @@ impl Line<'_> {
     }
 
     fn end(&mut self) -> Result<(), ParseError> {
-        if self.pos == self.toks.len() { Ok(()) } else { self.unexpected("the end of the line") }
+        if self.pos == self.toks.len() {
+            Ok(())
+        } else {
+            self.unexpected("the end of the line")
+        }
     }
 
     fn ty(&mut self) -> Result<Type, ParseError> {
@@ -262,7 +274,11 @@ pub fn parse_program(text: &str) -> Result<Program, ParseError> {
             "helper" => {
                 let decl = parse_helper(&mut line)?;
                 if program.helpers.insert(decl.name.clone(), decl).is_some() {
-                    return Err(ParseError { line: line.no, column: 1, message: "helper declared twice".into() });
+                    return Err(ParseError {
+                        line: line.no,
+                        column: 1,
+                        message: "helper declared twice".into(),
+                    });
                 }
             }
             "extern" => {
@@ -286,7 +302,11 @@ pub fn parse_program(text: &str) -> Result<Program, ParseError> {
                 line.pos -= 1;
                 let func = parse_function_at(line, &mut lines, &program.state)?;
                 if program.functions.insert(func.entry, func).is_some() {
-                    return Err(ParseError { line: lines.last_no, column: 1, message: "function defined twice".into() });
+                    return Err(ParseError {
+                        line: lines.last_no,
+                        column: 1,
+                        message: "function defined twice".into(),
+                    });
                 }
             }
             _ => {
@@ -302,7 +322,11 @@ pub fn parse_program(text: &str) -> Result<Program, ParseError> {
 pub fn parse_function(text: &str, state: &StateDesc) -> Result<Function, ParseError> {
     let mut lines = split_lines(text)?;
     let Some(line) = lines.next_line() else {
-        return Err(ParseError { line: 1, column: 1, message: "expected a function, found nothing".into() });
+        return Err(ParseError {
+            line: 1,
+            column: 1,
+            message: "expected a function, found nothing".into(),
+        });
     };
     let func = parse_function_at(line, &mut lines, state)?;
     if let Some(line) = lines.next_line() {
@@ -322,7 +346,13 @@ impl<'s> Lines<'s> {
         let (no, text, toks) = self.lines.get(self.index)?.clone();
         self.index += 1;
         self.last_no = no;
-        Some(Line { no, toks, pos: 0, len: text.chars().count(), _text: text })
+        Some(Line {
+            no,
+            toks,
+            pos: 0,
+            len: text.chars().count(),
+            _text: text,
+        })
     }
 }
 
@@ -334,14 +364,22 @@ fn split_lines(text: &str) -> Result<Lines<'_>, ParseError> {
             lines.push((i + 1, line, toks));
         }
     }
-    Ok(Lines { lines, index: 0, last_no: 0 })
+    Ok(Lines {
+        lines,
+        index: 0,
+        last_no: 0,
+    })
 }
 
 fn parse_state_body(lines: &mut Lines<'_>) -> Result<StateDesc, ParseError> {
     let mut state = StateDesc::new();
     loop {
         let Some(mut line) = lines.next_line() else {
-            return Err(ParseError { line: lines.last_no, column: 1, message: "the state block has no `}`".into() });
+            return Err(ParseError {
+                line: lines.last_no,
+                column: 1,
+                message: "the state block has no `}`".into(),
+            });
         };
         if line.eat_punct('}') {
             line.end()?;
@@ -415,7 +453,12 @@ fn parse_helper(line: &mut Line<'_>) -> Result<HelperDecl, ParseError> {
             return Err(line.err(format!("unknown effect `{w}`")));
         }
     }
-    Ok(HelperDecl { name, params, result, effects })
+    Ok(HelperDecl {
+        name,
+        params,
+        result,
+        effects,
+    })
 }
 
 /// Per-function parsing state: values and blocks keep their textual numbers.
@@ -526,16 +569,14 @@ fn rounding(line: &mut Line<'_>, q: Option<&str>, mnemonic: &str) -> Result<Roun
         Some(r) => Ok(r),
         None => {
             line.pos -= 1;
-            Err(line.err(format!("`{mnemonic}` needs a rounding suffix (.rne, .rz, .ru, .rd, .rdyn)")))
+            Err(line.err(format!(
+                "`{mnemonic}` needs a rounding suffix (.rne, .rz, .ru, .rd, .rdyn)"
+            )))
         }
     }
 }
 
-fn parse_function_at(
-    mut header: Line<'_>,
-    lines: &mut Lines<'_>,
-    state: &StateDesc,
-) -> Result<Function, ParseError> {
+fn parse_function_at(mut header: Line<'_>, lines: &mut Lines<'_>, state: &StateDesc) -> Result<Function, ParseError> {
     let kw = header.word("`function`")?;
     if kw != "function" {
         header.pos -= 1;
@@ -544,7 +585,12 @@ fn parse_function_at(
     let entry = header.function_name()?;
     header.punct('{')?;
     header.end()?;
-    let mut p = FnParser { func: Function::new(entry), state, defined_blocks: BTreeMap::new(), defined_values: Vec::new() };
+    let mut p = FnParser {
+        func: Function::new(entry),
+        state,
+        defined_blocks: BTreeMap::new(),
+        defined_values: Vec::new(),
+    };
     let mut current: Option<usize> = None;
     loop {
         let Some(mut line) = lines.next_line() else {
@@ -583,14 +629,21 @@ fn parse_function_at(
             line.punct(':')?;
             line.end()?;
             if p.defined_blocks.insert(block.0, line.no).is_some() {
-                return Err(ParseError { line: line.no, column: 1, message: format!("{block} is defined twice") });
+                return Err(ParseError {
+                    line: line.no,
+                    column: 1,
+                    message: format!("{block} is defined twice"),
+                });
             }
             let index = block.index();
             if index != p.func.blocks.len() {
                 return Err(ParseError {
                     line: line.no,
                     column: 1,
-                    message: format!("expected block{} next (blocks are numbered in order)", p.func.blocks.len()),
+                    message: format!(
+                        "expected block{} next (blocks are numbered in order)",
+                        p.func.blocks.len()
+                    ),
                 });
             }
             let b = p.func.new_block();
@@ -603,8 +656,12 @@ fn parse_function_at(
         };
         // `vN: ty = ...` or a bare instruction or terminator.
         let mut result = None;
-        if let (Some(Tok::Word(w)), Some(Token { tok: Tok::Punct(':'), .. })) =
-            (line.peek().cloned(), line.toks.get(line.pos + 1))
+        if let (
+            Some(Tok::Word(w)),
+            Some(Token {
+                tok: Tok::Punct(':'), ..
+            }),
+        ) = (line.peek().cloned(), line.toks.get(line.pos + 1))
             && numbered(&w, "v").is_some()
         {
             let v = p.value(&mut line)?;
@@ -643,7 +700,11 @@ fn parse_terminator(p: &mut FnParser<'_>, line: &mut Line<'_>, base: &str) -> Re
             let then_dest = p.block_call(line)?;
             line.punct(',')?;
             let else_dest = p.block_call(line)?;
-            Terminator::Branch { cond, then_dest, else_dest }
+            Terminator::Branch {
+                cond,
+                then_dest,
+                else_dest,
+            }
         }
         "switch" => {
             let index = p.value(line)?;
@@ -670,7 +731,9 @@ fn parse_terminator(p: &mut FnParser<'_>, line: &mut Line<'_>, base: &str) -> Re
             Terminator::Call { target, cont }
         }
         "return" => Terminator::Return,
-        "tail" => Terminator::TailCall { target: p.target(line)? },
+        "tail" => Terminator::TailCall {
+            target: p.target(line)?,
+        },
         "exit" => {
             let pc = p.value(line)?;
             line.punct(',')?;
@@ -712,7 +775,10 @@ fn parse_inst_kind(
     if let Some(op) = UnaryOp::from_name(base) {
         no_qualifier(line)?;
         need_result(line)?;
-        return Ok(InstKind::Unary { op, arg: p.value(line)? });
+        return Ok(InstKind::Unary {
+            op,
+            arg: p.value(line)?,
+        });
     }
     if let Some(op) = BinaryOp::from_name(base) {
         no_qualifier(line)?;
@@ -722,22 +788,39 @@ fn parse_inst_kind(
     if let Some(op) = ConvOp::from_name(base) {
         no_qualifier(line)?;
         let to = need_result(line)?;
-        return Ok(InstKind::Convert { op, arg: p.value(line)?, to });
+        return Ok(InstKind::Convert {
+            op,
+            arg: p.value(line)?,
+            to,
+        });
     }
     if let Some(op) = FBinaryOp::from_name(base) {
         need_result(line)?;
         let rounding = rounding(line, q1, mnemonic)?;
-        return Ok(InstKind::FBinary { op, rounding, args: p.two(line)? });
+        return Ok(InstKind::FBinary {
+            op,
+            rounding,
+            args: p.two(line)?,
+        });
     }
     if let Some(op) = FUnaryOp::from_name(base) {
         need_result(line)?;
         let rounding = rounding(line, q1, mnemonic)?;
-        return Ok(InstKind::FUnary { op, rounding, arg: p.value(line)? });
+        return Ok(InstKind::FUnary {
+            op,
+            rounding,
+            arg: p.value(line)?,
+        });
     }
     if let Some(op) = FConvOp::from_name(base) {
         let to = need_result(line)?;
         let rounding = rounding(line, q1, mnemonic)?;
-        return Ok(InstKind::FConvert { op, rounding, arg: p.value(line)?, to });
+        return Ok(InstKind::FConvert {
+            op,
+            rounding,
+            arg: p.value(line)?,
+            to,
+        });
     }
     let kind = match base {
         "iconst" => {
@@ -753,7 +836,10 @@ fn parse_inst_kind(
         "fconst" => {
             no_qualifier(line)?;
             let ty = need_result(line)?;
-            InstKind::Fconst { ty, bits: line.num("a bit pattern")? }
+            InstKind::Fconst {
+                ty,
+                bits: line.num("a bit pattern")?,
+            }
         }
         "icmp" => {
             no_qualifier(line)?;
@@ -763,7 +849,10 @@ fn parse_inst_kind(
                 line.pos -= 1;
                 return Err(line.err(format!("unknown integer condition `{w}`")));
             };
-            InstKind::Icmp { cond, args: p.two(line)? }
+            InstKind::Icmp {
+                cond,
+                args: p.two(line)?,
+            }
         }
         "fcmp" => {
             no_qualifier(line)?;
@@ -773,13 +862,20 @@ fn parse_inst_kind(
                 line.pos -= 1;
                 return Err(line.err(format!("unknown float condition `{w}`")));
             };
-            InstKind::Fcmp { cond, args: p.two(line)? }
+            InstKind::Fcmp {
+                cond,
+                args: p.two(line)?,
+            }
         }
         "select" => {
             no_qualifier(line)?;
             need_result(line)?;
             let v = p.values(line, 3)?;
-            InstKind::Select { cond: v[0], if_true: v[1], if_false: v[2] }
+            InstKind::Select {
+                cond: v[0],
+                if_true: v[1],
+                if_false: v[2],
+            }
         }
         "get" => {
             no_qualifier(line)?;
@@ -800,16 +896,25 @@ fn parse_inst_kind(
                 let index = p.value(line)?;
                 line.punct(']')?;
                 line.punct(',')?;
-                InstKind::SetIndexed { slot, index, value: p.value(line)? }
+                InstKind::SetIndexed {
+                    slot,
+                    index,
+                    value: p.value(line)?,
+                }
             } else {
                 line.punct(',')?;
-                InstKind::SetSlot { slot, value: p.value(line)? }
+                InstKind::SetSlot {
+                    slot,
+                    value: p.value(line)?,
+                }
             }
         }
         "load" | "store" => {
             let endian = q1.and_then(Endian::from_name).ok_or_else(|| {
                 line.pos -= 1;
-                line.err(format!("`{base}` needs a byte-order suffix: `{base}.le` or `{base}.be`"))
+                line.err(format!(
+                    "`{base}` needs a byte-order suffix: `{base}.le` or `{base}.be`"
+                ))
             })?;
             if q2.is_some() {
                 line.pos -= 1;
@@ -830,10 +935,20 @@ fn parse_inst_kind(
             let addr = p.value(line)?;
             if base == "load" {
                 let ty = need_result(line)?;
-                InstKind::Load { ty, endian, space, addr }
+                InstKind::Load {
+                    ty,
+                    endian,
+                    space,
+                    addr,
+                }
             } else {
                 line.punct(',')?;
-                InstKind::Store { endian, space, addr, value: p.value(line)? }
+                InstKind::Store {
+                    endian,
+                    space,
+                    addr,
+                    value: p.value(line)?,
+                }
             }
         }
         "call_helper" => {

@@ -2,9 +2,7 @@
 
 use std::fmt::{self, Write};
 
-use crate::{
-    BlockCall, CallTarget, Function, InstKind, Program, SlotId, SlotLayout, StateDesc, Terminator, Value,
-};
+use crate::{BlockCall, CallTarget, Function, InstKind, Program, SlotId, SlotLayout, StateDesc, Terminator, Value};
 
 /// Writes a whole program: state, helpers, externs, address-taken set, then functions by address.
 pub fn write_program(out: &mut String, program: &Program) -> fmt::Result {
@@ -63,7 +61,9 @@ pub fn write_state(out: &mut String, state: &StateDesc) -> fmt::Result {
 }
 
 fn slot_name(state: &StateDesc, slot: SlotId) -> String {
-    state.get(slot).map_or_else(|| format!("<bad {slot}>"), |s| s.name.clone())
+    state
+        .get(slot)
+        .map_or_else(|| format!("<bad {slot}>"), |s| s.name.clone())
 }
 
 fn write_args(out: &mut String, args: &[Value]) -> fmt::Result {
@@ -136,23 +136,44 @@ fn write_inst(out: &mut String, kind: &InstKind, state: &StateDesc) -> fmt::Resu
         InstKind::Fconst { bits, .. } => write!(out, "fconst {bits:#x}"),
         InstKind::Unary { op, arg } => write!(out, "{} {arg}", op.name()),
         InstKind::Binary { op, args } => write!(out, "{} {}, {}", op.name(), args[0], args[1]),
-        InstKind::Icmp { cond, args } => write!(out, "icmp {} {}, {}", cond.name(), args[0], args[1]),
-        InstKind::Select { cond, if_true, if_false } => write!(out, "select {cond}, {if_true}, {if_false}"),
+        InstKind::Icmp { cond, args } => {
+            write!(out, "icmp {} {}, {}", cond.name(), args[0], args[1])
+        }
+        InstKind::Select {
+            cond,
+            if_true,
+            if_false,
+        } => write!(out, "select {cond}, {if_true}, {if_false}"),
         InstKind::Convert { op, arg, .. } => write!(out, "{} {arg}", op.name()),
         InstKind::FBinary { op, rounding, args } => {
             write!(out, "{}.{} {}, {}", op.name(), rounding.name(), args[0], args[1])
         }
-        InstKind::FUnary { op, rounding, arg } => write!(out, "{}.{} {arg}", op.name(), rounding.name()),
-        InstKind::Fcmp { cond, args } => write!(out, "fcmp {} {}, {}", cond.name(), args[0], args[1]),
+        InstKind::FUnary { op, rounding, arg } => {
+            write!(out, "{}.{} {arg}", op.name(), rounding.name())
+        }
+        InstKind::Fcmp { cond, args } => {
+            write!(out, "fcmp {} {}, {}", cond.name(), args[0], args[1])
+        }
         InstKind::FConvert { op, rounding, arg, .. } => write!(out, "{}.{} {arg}", op.name(), rounding.name()),
         InstKind::GetSlot { slot } => write!(out, "get %{}", slot_name(state, *slot)),
-        InstKind::SetSlot { slot, value } => write!(out, "set %{}, {value}", slot_name(state, *slot)),
-        InstKind::GetIndexed { slot, index } => write!(out, "get %{}[{index}]", slot_name(state, *slot)),
+        InstKind::SetSlot { slot, value } => {
+            write!(out, "set %{}, {value}", slot_name(state, *slot))
+        }
+        InstKind::GetIndexed { slot, index } => {
+            write!(out, "get %{}[{index}]", slot_name(state, *slot))
+        }
         InstKind::SetIndexed { slot, index, value } => {
             write!(out, "set %{}[{index}], {value}", slot_name(state, *slot))
         }
-        InstKind::Load { endian, space, addr, .. } => write!(out, "load.{} {space} {addr}", endian.name()),
-        InstKind::Store { endian, space, addr, value } => {
+        InstKind::Load {
+            endian, space, addr, ..
+        } => write!(out, "load.{} {space} {addr}", endian.name()),
+        InstKind::Store {
+            endian,
+            space,
+            addr,
+            value,
+        } => {
             write!(out, "store.{} {space} {addr}, {value}", endian.name())
         }
         InstKind::CallHelper { helper, args } => {
@@ -171,7 +192,11 @@ fn write_terminator(out: &mut String, term: &Terminator) -> fmt::Result {
             out.push_str("jump ");
             write_block_call(out, dest)
         }
-        Terminator::Branch { cond, then_dest, else_dest } => {
+        Terminator::Branch {
+            cond,
+            then_dest,
+            else_dest,
+        } => {
             write!(out, "br {cond}, ")?;
             write_block_call(out, then_dest)?;
             out.push_str(", ");

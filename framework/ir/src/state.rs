@@ -126,7 +126,10 @@ impl StateDesc {
         if let SlotLayout::Packed { parent, lsb, bits } = slot.layout {
             let bad = |why| StateError::BadPacked {
                 name: slot.name.clone(),
-                parent: self.slots.get(parent.index()).map_or_else(|| parent.to_string(), |p| p.name.clone()),
+                parent: self
+                    .slots
+                    .get(parent.index())
+                    .map_or_else(|| parent.to_string(), |p| p.name.clone()),
                 why,
             };
             let Some(p) = self.slots.get(parent.index()) else {
@@ -139,7 +142,9 @@ impl StateDesc {
                 return Err(bad("the field lies outside the parent's bits"));
             }
             if Type::int_with_bits(u32::from(bits)) != Some(slot.ty) {
-                return Err(bad("the slot's type must be the smallest integer type holding the field"));
+                return Err(bad(
+                    "the slot's type must be the smallest integer type holding the field",
+                ));
             }
         }
         let id = SlotId(self.slots.len() as u32);
@@ -149,7 +154,12 @@ impl StateDesc {
 
     /// Adds a plain slot (convenience for guest state descriptions).
     pub fn plain(&mut self, name: &str, ty: Type, role: SlotRole) -> Result<SlotId, StateError> {
-        self.add(Slot { name: name.to_string(), ty, role, layout: SlotLayout::Plain })
+        self.add(Slot {
+            name: name.to_string(),
+            ty,
+            role,
+            layout: SlotLayout::Plain,
+        })
     }
 
     /// Looks a slot up by name.

@@ -68,9 +68,17 @@ pub struct VerifyContext<'a> {
 
 /// Verifies every function of a program against its state, helpers, functions and externs.
 pub fn verify_program(program: &Program) -> Result<(), VerifyErrors> {
-    let callees: BTreeSet<GuestAddr> =
-        program.functions.keys().chain(program.externs.keys()).copied().collect();
-    let ctx = VerifyContext { state: &program.state, helpers: Some(&program.helpers), callees: Some(&callees) };
+    let callees: BTreeSet<GuestAddr> = program
+        .functions
+        .keys()
+        .chain(program.externs.keys())
+        .copied()
+        .collect();
+    let ctx = VerifyContext {
+        state: &program.state,
+        helpers: Some(&program.helpers),
+        callees: Some(&callees),
+    };
     let mut errors = Vec::new();
     for func in program.functions.values() {
         if let Err(VerifyErrors(mut e)) = verify_function(func, ctx) {
@@ -87,7 +95,11 @@ pub fn verify_program(program: &Program) -> Result<(), VerifyErrors> {
             });
         }
     }
-    if errors.is_empty() { Ok(()) } else { Err(VerifyErrors(errors)) }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(VerifyErrors(errors))
+    }
 }
 
 struct Checker<'a> {
@@ -100,7 +112,12 @@ struct Checker<'a> {
 
 impl Checker<'_> {
     fn error(&mut self, message: String) {
-        self.errors.push(VerifyError { function: self.func.entry, block: self.block, inst: self.inst, message });
+        self.errors.push(VerifyError {
+            function: self.func.entry,
+            block: self.block,
+            inst: self.inst,
+            message,
+        });
     }
 
     fn ty(&mut self, v: Value) -> Option<Type> {
@@ -150,7 +167,11 @@ impl Checker<'_> {
         };
         let is_array = matches!(s.layout, SlotLayout::Array { .. });
         if is_array != indexed {
-            let how = if is_array { "an array and needs an index" } else { "not an array and takes no index" };
+            let how = if is_array {
+                "an array and needs an index"
+            } else {
+                "not an array and takes no index"
+            };
             self.error(format!("slot %{} is {how}", s.name));
         }
         Some(s.ty)
@@ -174,7 +195,10 @@ impl Checker<'_> {
             if let (Some(ta), Some(tp)) = (self.ty(*arg), self.func.value_type(*param))
                 && ta != tp
             {
-                self.error(format!("argument {arg}: {ta} passed to {} parameter {param}: {tp}", call.block));
+                self.error(format!(
+                    "argument {arg}: {ta} passed to {} parameter {param}: {tp}",
+                    call.block
+                ));
             }
         }
     }
@@ -185,10 +209,15 @@ impl Checker<'_> {
                 if let Some(known) = self.ctx.callees
                     && !known.contains(addr)
                 {
-                    self.error(format!("call to {} which is neither a function nor an extern", addr.function_name()));
+                    self.error(format!(
+                        "call to {} which is neither a function nor an extern",
+                        addr.function_name()
+                    ));
                 }
             }
-            CallTarget::Indirect(v) => self.expect(*v, "call target", |t| matches!(t, Type::I32 | Type::I64), "i32 or i64"),
+            CallTarget::Indirect(v) => {
+                self.expect(*v, "call target", |t| matches!(t, Type::I32 | Type::I64), "i32 or i64")
+            }
         }
     }
 
@@ -236,7 +265,11 @@ impl Checker<'_> {
                 }
                 self.result(result, Some(Type::I1));
             }
-            InstKind::Select { cond, if_true, if_false } => {
+            InstKind::Select {
+                cond,
+                if_true,
+                if_false,
+            } => {
                 self.expect(*cond, "select condition", |t| t == Type::I1, "i1");
                 let t = self.same(*if_true, *if_false);
                 self.result(result, t.or_else(|| self.func.value_type(*if_true)));
@@ -282,7 +315,9 @@ impl Checker<'_> {
                 if let Some(from) = self.ty(*arg) {
                     let ok = match op {
                         FConvOp::Fconvert => from.is_float() && to.is_float() && from != *to,
-                        FConvOp::SintToFloat | FConvOp::UintToFloat => from.is_int() && from != Type::I1 && to.is_float(),
+                        FConvOp::SintToFloat | FConvOp::UintToFloat => {
+                            from.is_int() && from != Type::I1 && to.is_float()
+                        }
                         FConvOp::FloatToSint => from.is_float() && to.is_int() && *to != Type::I1,
                     };
                     if !ok {
@@ -337,7 +372,11 @@ impl Checker<'_> {
                     return;
                 };
                 if decl.params.len() != args.len() {
-                    self.error(format!("@{helper} takes {} arguments, given {}", decl.params.len(), args.len()));
+                    self.error(format!(
+                        "@{helper} takes {} arguments, given {}",
+                        decl.params.len(),
+                        args.len()
+                    ));
                 } else {
                     for (a, want) in args.iter().zip(&decl.params) {
                         self.expect(*a, "helper argument", |t| t == *want, want.name());
@@ -352,7 +391,11 @@ impl Checker<'_> {
     fn terminator(&mut self, term: &Terminator) {
         match term {
             Terminator::Jump(dest) => self.block_call(dest),
-            Terminator::Branch { cond, then_dest, else_dest } => {
+            Terminator::Branch {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
                 self.expect(*cond, "branch condition", |t| t == Type::I1, "i1");
                 self.block_call(then_dest);
                 self.block_call(else_dest);
@@ -369,9 +412,7 @@ impl Checker<'_> {
                 self.block_call(cont);
             }
             Terminator::TailCall { target } => self.target(target),
-            Terminator::Exit { pc, .. } => {
-                self.expect(*pc, "exit pc", |t| t.is_int() && t != Type::I1, "an integer")
-            }
+            Terminator::Exit { pc, .. } => self.expect(*pc, "exit pc", |t| t.is_int() && t != Type::I1, "an integer"),
             Terminator::Return | Terminator::Unreachable => {}
         }
     }
@@ -453,7 +494,13 @@ pub fn dominators(func: &Function) -> Vec<Option<Block>> {
 
 /// Verifies one function.
 pub fn verify_function(func: &Function, ctx: VerifyContext<'_>) -> Result<(), VerifyErrors> {
-    let mut c = Checker { func, ctx, errors: Vec::new(), block: None, inst: None };
+    let mut c = Checker {
+        func,
+        ctx,
+        errors: Vec::new(),
+        block: None,
+        inst: None,
+    };
     if func.blocks.is_empty() {
         c.error("the function has no blocks".to_string());
         return Err(VerifyErrors(c.errors));
@@ -521,5 +568,9 @@ pub fn verify_function(func: &Function, ctx: VerifyContext<'_>) -> Result<(), Ve
         }
         c.terminator(&block.term);
     }
-    if c.errors.is_empty() { Ok(()) } else { Err(VerifyErrors(c.errors)) }
+    if c.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(VerifyErrors(c.errors))
+    }
 }

@@ -44,7 +44,12 @@ pub fn emit(paths: &[&str]) {
     }
     let mut rel: Vec<(String, PathBuf)> = files
         .into_iter()
-        .map(|f| (f.strip_prefix(&root).unwrap_or(&f).to_string_lossy().replace('\\', "/"), f))
+        .map(|f| {
+            (
+                f.strip_prefix(&root).unwrap_or(&f).to_string_lossy().replace('\\', "/"),
+                f,
+            )
+        })
         .collect();
     rel.sort();
     let mut hasher = Sha256::new();
