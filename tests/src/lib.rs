@@ -1,1 +1,103 @@
-//! End-to-end tests live in tests/*.rs; this library holds what they share.
+//! What the end-to-end tests share: finding the workspace, building and running `rpt`, building oracles.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use sha2::{Digest, Sha256};
+
+/// The workspace's root directory.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// The `rpt` binary, built once per test process with the same cargo that runs the tests.
+///
+/// `cargo test --workspace` has normally built it already, so this is a quick no-op build.
+pub fn rpt_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let root = workspace_root();
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+        let status = Command::new(cargo)
+            .args(["build", "--quiet", "-p", "rpt-cli", "--bin", "rpt"])
+            .current_dir(&root)
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building rpt failed");
+        let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target"));
+        target.join("debug").join("rpt")
+    })
+}
+
+/// Runs `rpt` with arguments from the workspace root, with progress bars off.
+pub fn rpt(args: &[&str]) -> Output {
+    Command::new(rpt_binary())
+        .args(args)
+        .current_dir(workspace_root())
+        .env("CI", "1")
+        .output()
+        .expect("rpt starts")
+}
+
+/// Hex sha256 of a file's bytes.
+pub fn sha256_file(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Standard error of a run, as text.
+pub fn stderr_of(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Extracts the object counts from rpt's summary line `objects: N compiled, M reused`.
+pub fn object_counts(stderr: &str) -> (usize, usize) {
+    let line = stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("objects: "))
+        .unwrap_or_else(|| panic!("no `objects:` line in rpt's report:\n{stderr}"));
+    let numbers: Vec<usize> = line.split(|c: char| !c.is_ascii_digit()).filter_map(|w| w.parse().ok()).collect();
+    assert_eq!(numbers.len(), 2, "unexpected objects line: {line}");
+    (numbers[0], numbers[1])
+}
+
+/// Builds a C file for i386 Linux with `gcc -m32 -O2 -static`, failing clearly if multilib is missing.
+pub fn build_native_i386(source: &Path, output: &Path) {
+    let out = Command::new("gcc")
+        .args(["-m32", "-O2", "-static", "-o"])
+        .arg(output)
+        .arg(source)
+        .output()
+        .expect("gcc runs (install gcc-12-multilib)");
+    assert!(
+        out.status.success(),
+        "gcc -m32 failed (is gcc-12-multilib installed? scripts/install-deps.sh installs it):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Builds a freestanding PE with mingw from a C file, with the demo's flags plus extras.
+pub fn build_pe(source: &Path, output: &Path, extra: &[&str]) {
+    let out = Command::new("i686-w64-mingw32-gcc")
+        .args([
+            "-O2",
+            "-m32",
+            "-ffreestanding",
+            "-nostdlib",
+            "-fno-builtin",
+            "-fno-asynchronous-unwind-tables",
+            "-Wl,-e,_start@0",
+            "-Wl,--subsystem,console",
+            "-Wl,--disable-dynamicbase",
+            "-Wl,--disable-reloc-section",
+            "-Wl,--no-insert-timestamp",
+        ])
+        .args(extra)
+        .arg(source)
+        .args(["-lkernel32", "-o"])
+        .arg(output)
+        .output()
+        .expect("i686-w64-mingw32-gcc runs (install gcc-mingw-w64-i686)");
+    assert!(out.status.success(), "mingw build failed:\n{}", String::from_utf8_lossy(&out.stderr));
+}

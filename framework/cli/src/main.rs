@@ -1,2 +1,83 @@
-//! The rpt command.
-fn main() {}
+//! The `rpt` command: recompile a recipe, run the result.
+//!
+//! rpt's own messages go to standard error; a guest's standard output and exit
+//! status pass through `rpt run` untouched.
+
+mod builtin;
+mod progress;
+mod recompile;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// rpt — static recompilation of x86, PowerPC and 65816 programs into C.
+#[derive(Parser)]
+#[command(name = "rpt", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// When to draw progress bars.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProgressMode {
+    /// Only when standard error is a terminal and CI is not set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Options shared by the commands that recompile.
+#[derive(clap::Args, Clone, Debug)]
+pub struct RecompileArgs {
+    /// The recipe (a .ron file).
+    pub recipe: PathBuf,
+    /// Build for this host instead of the recipe's.
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Where generations go (default: `gen/` beside the recipe's `recipes/` folder).
+    #[arg(long)]
+    pub gen_dir: Option<PathBuf>,
+    /// Where compiled objects are cached (default: $RPT_CACHE_DIR, else ~/.cache/rpt).
+    #[arg(long)]
+    pub cache_dir: Option<PathBuf>,
+    /// Progress bars.
+    #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
+    pub progress: ProgressMode,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Lift, optimise, emit C, compile and link a recipe's guest program.
+    Recompile {
+        #[command(flatten)]
+        args: RecompileArgs,
+    },
+    /// Recompile if needed, then run the result with the given arguments.
+    Run {
+        #[command(flatten)]
+        args: RecompileArgs,
+        /// Arguments for the guest program (after `--`).
+        #[arg(last = true)]
+        guest_args: Vec<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Recompile { args } => recompile::recompile(&args).map(|_| ExitCode::SUCCESS),
+        Command::Run { args, guest_args } => recompile::run(&args, &guest_args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("rpt: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

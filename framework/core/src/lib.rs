@@ -1,1 +1,27 @@
-//! The incremental core: a salsa database from recipe to shard text, and the plugin registry.
+//! The incremental core of rpt.
+//!
+//! This crate owns the salsa database ([`RptDb`]) that holds the pipeline as
+//! queries — recipe and image → loaded image → function list → lifted IR per
+//! function → IR after passes per function → C per function → shard text — and
+//! the [`Registry`] through which it reaches plugins. It knows plugins only
+//! through `rpt-api`; it does no process or terminal I/O (progress is reported
+//! through a callback the caller supplies).
+//!
+//! Departure from DESIGN.md §2, written down on purpose: `core` depends on
+//! `emit-c`, because the "C per function" and "shard text" queries of §6 live
+//! here. The edge still points one way: `emit-c` knows nothing of salsa.
+
+mod db;
+mod error;
+mod generate;
+mod queries;
+mod registry;
+
+pub use db::{Db, FunctionId, RptDb, Session};
+pub use error::CoreError;
+pub use generate::{GeneratedFile, Generation, GenerationStats, Stage, generate};
+pub use queries::{
+    cpu_header, function_c, function_table_c, guest_image, image_c, lifted_function, listing_text,
+    optimized_function, program_facts, shard_text, ProgramFacts,
+};
+pub use registry::Registry;

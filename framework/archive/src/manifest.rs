@@ -1,0 +1,206 @@
+//! `manifest.ron`: what a generation was made from and the hash of every file in it.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// A plugin that took part in a generation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginEntry {
+    /// `guest`, `host` or `pass`.
+    pub kind: String,
+    /// The plugin's name.
+    pub name: String,
+    /// Its version.
+    pub version: String,
+    /// Hex sha256 of its sources or library.
+    pub hash: String,
+}
+
+/// A pass that ran, with its parameters as the recipe gave them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PassEntry {
+    /// The pass.
+    pub name: String,
+    /// Parameters rendered as `name=value`, sorted.
+    pub params: Vec<String>,
+}
+
+/// The hash of one file of the generation, by path relative to the generation directory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileHash {
+    /// Relative path with `/` separators.
+    pub path: String,
+    /// Hex sha256 of the file's bytes.
+    pub sha256: String,
+}
+
+/// Everything that identifies a generation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// The recipe's name (its file stem).
+    pub recipe: String,
+    /// The recipe digest.
+    pub recipe_digest: String,
+    /// Hex sha256 of the guest image.
+    pub image_sha256: String,
+    /// The host the binary is for.
+    pub host: String,
+    /// rpt's version.
+    pub rpt_version: String,
+    /// Hash of the C emitter's sources.
+    pub emitter_hash: String,
+    /// Hash of the C runtime's sources.
+    pub runtime_hash: String,
+    /// The compiler's identity (`clang-19 --version`, first line).
+    pub compiler: String,
+    /// Compile flags.
+    pub cflags: Vec<String>,
+    /// Link flags.
+    pub ldflags: Vec<String>,
+    /// Plugins, sorted by kind then name.
+    pub plugins: Vec<PluginEntry>,
+    /// Passes in the order they ran.
+    pub passes: Vec<PassEntry>,
+    /// Reports passes left for the manifest (e.g. a flag-ABI audit), by pass name.
+    pub pass_reports: BTreeMap<String, String>,
+    /// Every file of the generation except the manifest, sorted by path.
+    pub files: Vec<FileHash>,
+}
+
+/// Reading or writing a manifest failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    /// File-system trouble, with the path.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The manifest text is not valid.
+    #[error("{path}: {message}")]
+    Parse {
+        /// The manifest file.
+        path: PathBuf,
+        /// What is wrong, with line and column.
+        message: String,
+    },
+}
+
+/// Hex sha256 of some bytes.
+pub fn hash_bytes(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<FileHash>) -> Result<(), ManifestError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ManifestError::Io { path, source }
+    };
+    for entry in fs::read_dir(dir).map_err(io(dir))? {
+        let path = entry.map_err(io(dir))?.path();
+        if path.is_dir() {
+            walk(root, &path, out)?;
+        } else {
+            let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+            if rel == "manifest.ron" {
+                continue;
+            }
+            let bytes = fs::read(&path).map_err(io(&path))?;
+            out.push(FileHash { path: rel, sha256: hash_bytes(&bytes) });
+        }
+    }
+    Ok(())
+}
+
+/// Hashes every file under `root` (except `manifest.ron`), sorted by relative path.
+pub fn hash_files(root: &Path) -> Result<Vec<FileHash>, ManifestError> {
+    let mut out = Vec::new();
+    walk(root, root, &mut out)?;
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+impl Manifest {
+    /// The manifest as RON text, in a fixed layout.
+    pub fn to_text(&self) -> String {
+        let config = ron::ser::PrettyConfig::new().indentor("  ".to_string());
+        // Serialising plain strings, vectors and maps cannot fail.
+        ron::ser::to_string_pretty(self, config).unwrap_or_default() + "\n"
+    }
+
+    /// Writes `manifest.ron` into a generation directory.
+    pub fn write(&self, generation: &Path) -> Result<(), ManifestError> {
+        let path = generation.join("manifest.ron");
+        fs::write(&path, self.to_text()).map_err(|source| ManifestError::Io { path, source })
+    }
+
+    /// Reads `manifest.ron` from a generation directory.
+    pub fn read(generation: &Path) -> Result<Manifest, ManifestError> {
+        let path = generation.join("manifest.ron");
+        let text = fs::read_to_string(&path).map_err(|source| ManifestError::Io { path: path.clone(), source })?;
+        ron::from_str(&text).map_err(|e| ManifestError::Parse { path, message: e.to_string() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Manifest {
+        Manifest {
+            recipe: "demo".into(),
+            recipe_digest: "ab".into(),
+            image_sha256: "cd".into(),
+            host: "x86-64".into(),
+            rpt_version: "0.1.0".into(),
+            emitter_hash: "e".into(),
+            runtime_hash: "r".into(),
+            compiler: "clang version 19".into(),
+            cflags: vec!["-O2".into()],
+            ldflags: vec![],
+            plugins: vec![PluginEntry { kind: "guest".into(), name: "x86-pe".into(), version: "0.1.0".into(), hash: "h".into() }],
+            passes: vec![],
+            pass_reports: BTreeMap::new(),
+            files: vec![FileHash { path: "src/a.c".into(), sha256: hash_bytes(b"x") }],
+        }
+    }
+
+    #[test]
+    fn manifest_round_trips_through_its_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let m = sample();
+        m.write(dir.path()).expect("write");
+        assert_eq!(Manifest::read(dir.path()).expect("read"), m);
+    }
+
+    #[test]
+    fn file_hashes_are_sorted_relative_and_skip_the_manifest() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        fs::create_dir_all(dir.path().join("src/guest")).expect("mkdir");
+        fs::write(dir.path().join("src/guest/b.c"), "b").expect("write");
+        fs::write(dir.path().join("src/a.c"), "a").expect("write");
+        fs::write(dir.path().join("manifest.ron"), "()").expect("write");
+        let hashes = hash_files(dir.path()).expect("hash");
+        let paths: Vec<&str> = hashes.iter().map(|h| h.path.as_str()).collect();
+        assert_eq!(paths, ["src/a.c", "src/guest/b.c"]);
+        assert_eq!(hashes[0].sha256, hash_bytes(b"a"));
+    }
+
+    #[test]
+    fn a_damaged_manifest_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        fs::write(dir.path().join("manifest.ron"), "(recipe: 3").expect("write");
+        let e = Manifest::read(dir.path()).expect_err("must fail");
+        assert!(e.to_string().contains("manifest.ron"), "{e}");
+    }
+}

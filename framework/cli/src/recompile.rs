@@ -1,0 +1,199 @@
+//! `rpt recompile` and `rpt run`: the pipeline from recipe to a running binary.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow};
+use rpt_api::{HostPlugin, SourceFile};
+use rpt_archive::{Manifest, PassEntry, PluginEntry, hash_bytes, hash_files};
+use rpt_build::{CompileJob, ObjectCache, Toolchain};
+use rpt_core::{RptDb, Session};
+
+use crate::progress::Bars;
+use crate::{RecompileArgs, builtin};
+
+/// What a recompile produced.
+pub struct Recompiled {
+    /// The generation directory.
+    pub generation: PathBuf,
+    /// The linked binary.
+    pub binary: PathBuf,
+    /// The host it runs on.
+    pub host: Arc<dyn HostPlugin>,
+}
+
+fn default_gen_root(recipe: &Path) -> PathBuf {
+    let dir = recipe.parent().unwrap_or(Path::new(""));
+    // Recipes normally live in a project's `recipes/` folder; generations go beside it.
+    let project = if dir.file_name().is_some_and(|n| n == "recipes") { dir.parent().unwrap_or(Path::new("")) } else { dir };
+    project.join("gen")
+}
+
+fn write_file(path: &Path, contents: &[u8]) -> Result<()> {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    fs::write(path, contents).with_context(|| format!("writing {}", path.display()))
+}
+
+fn format_duration(d: Duration) -> String {
+    if d.as_secs_f64() >= 1.0 { format!("{:.2}s", d.as_secs_f64()) } else { format!("{}ms", d.as_millis()) }
+}
+
+/// Runs the whole pipeline for a recipe and leaves a linked binary in its generation directory.
+pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
+    let recipe_path = &args.recipe;
+    let loaded = rpt_recipe::load(recipe_path)?;
+    let recipe = loaded.recipe.clone();
+    let name = recipe_path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .ok_or_else(|| anyhow!("{}: a recipe file needs a name", recipe_path.display()))?;
+    let registry = builtin::registry();
+    let host_name = args.host.clone().unwrap_or_else(|| recipe.host.clone());
+    let host = registry.host(&host_name).cloned().ok_or_else(|| {
+        anyhow!("{}: unknown host `{host_name}` (known: {})", recipe_path.display(), registry.host_names().join(", "))
+    })?;
+    let guest_info = registry.guest(&recipe.guest).map(|g| g.info());
+
+    let db = RptDb::new(registry.clone());
+    let listing_name = format!("{name}.lst");
+    let session = Session::new(&db, recipe.clone(), Arc::from(loaded.image.clone()), listing_name);
+    let bars = Bars::new(args.progress);
+    let generation = rpt_core::generate(&db, session, &|stage, done, total| bars.update(stage.name(), done, total))
+        .with_context(|| recipe_path.display().to_string())?;
+
+    let digest = rpt_recipe::digest(&recipe, &recipe.image_sha256);
+    let gen_root = args.gen_dir.clone().unwrap_or_else(|| default_gen_root(recipe_path));
+    let gen_dir = gen_root.join(&name).join(format!("{}-{host_name}", &digest[..16]));
+    let src_dir = gen_dir.join("src");
+    // Start from an empty src/ so files of an earlier run (a removed shard) never linger.
+    if src_dir.exists() {
+        fs::remove_dir_all(&src_dir).with_context(|| format!("clearing {}", src_dir.display()))?;
+    }
+    let runtime_files: Vec<SourceFile> = rpt_runtime::sources();
+    for file in &generation.files {
+        write_file(&src_dir.join(&file.path), file.contents.as_bytes())?;
+    }
+    for file in &runtime_files {
+        write_file(&src_dir.join(&file.path), file.contents.as_bytes())?;
+    }
+
+    // Objects depend on every header they may include and on the code that wrote them.
+    let mut headers: Vec<(&str, &str)> = generation
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.contents.as_str()))
+        .chain(runtime_files.iter().map(|f| (f.path.as_str(), f.contents.as_str())))
+        .filter(|(p, _)| p.ends_with(".h"))
+        .collect();
+    headers.sort();
+    let mut key_extra = String::new();
+    for (path, text) in headers {
+        key_extra.push_str(&format!("{path}={}\n", hash_bytes(text.as_bytes())));
+    }
+    key_extra.push_str(&format!("emitter={}\nruntime={}\n", rpt_emit_c::EMITTER_HASH, rpt_runtime::RUNTIME_HASH));
+    let mut plugins = Vec::new();
+    if let Some(info) = &guest_info {
+        plugins.push(PluginEntry { kind: "guest".into(), name: info.name.clone(), version: info.version.clone(), hash: info.hash.clone() });
+    }
+    let host_info = host.info();
+    plugins.push(PluginEntry { kind: "host".into(), name: host_info.name.clone(), version: host_info.version.clone(), hash: host_info.hash.clone() });
+    let mut passes = Vec::new();
+    for config in recipe.passes.iter().filter(|p| p.enabled) {
+        if let Some(pass) = registry.pass(&config.name) {
+            let info = pass.info();
+            plugins.push(PluginEntry { kind: "pass".into(), name: info.name, version: info.version, hash: info.hash });
+        }
+        let params = config.params.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+        passes.push(PassEntry { name: config.name.clone(), params });
+    }
+    for p in &plugins {
+        key_extra.push_str(&format!("{}:{}={}\n", p.kind, p.name, p.hash));
+    }
+
+    let mut settings = host.compiler();
+    settings.cflags.extend(recipe.compiler.cflags.iter().cloned());
+    let toolchain = Toolchain::probe(settings.clone())?;
+    let cache_dir = args.cache_dir.clone().unwrap_or_else(ObjectCache::default_dir);
+    let cache = ObjectCache::open(cache_dir)?;
+    let mut units: Vec<String> = generation.compile_units.clone();
+    units.extend(runtime_files.iter().filter(|f| f.path.ends_with(".c")).map(|f| f.path.clone()));
+    let jobs: Vec<CompileJob> = units
+        .iter()
+        .map(|unit| CompileJob { name: unit.clone(), source: src_dir.join(unit), key_extra: key_extra.clone() })
+        .collect();
+    let include_dirs = vec![src_dir.clone(), src_dir.join("runtime"), src_dir.join("guest")];
+    let obj_dir = gen_dir.join("obj");
+    let compile_started = Instant::now();
+    let total = jobs.len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    bars.update("compile", 0, total);
+    let report = rpt_build::compile_all(&toolchain, &cache, &jobs, &include_dirs, &obj_dir, &|_| {
+        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        bars.update("compile", n, total);
+    })?;
+    let compile_time = compile_started.elapsed();
+    let link_started = Instant::now();
+    let binary = gen_dir.join("bin").join(&name);
+    if let Some(parent) = binary.parent() {
+        fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    rpt_build::link(&toolchain, &report.objects, &binary)?;
+    let link_time = link_started.elapsed();
+    bars.clear();
+
+    // The manifest hashes sources and binary; objects are a cache, not part of the generation.
+    let files = hash_files(&gen_dir)?.into_iter().filter(|f| !f.path.starts_with("obj/")).collect();
+    plugins.sort_by(|a, b| (&a.kind, &a.name).cmp(&(&b.kind, &b.name)));
+    let manifest = Manifest {
+        recipe: name.clone(),
+        recipe_digest: digest,
+        image_sha256: recipe.image_sha256.clone(),
+        host: host_name.clone(),
+        rpt_version: env!("CARGO_PKG_VERSION").to_string(),
+        emitter_hash: rpt_emit_c::EMITTER_HASH.to_string(),
+        runtime_hash: rpt_runtime::RUNTIME_HASH.to_string(),
+        compiler: toolchain.identity().to_string(),
+        cflags: settings.cflags.clone(),
+        ldflags: settings.ldflags.clone(),
+        plugins,
+        passes,
+        pass_reports: Default::default(),
+        files,
+    };
+    manifest.write(&gen_dir)?;
+
+    let stats = &generation.stats;
+    eprintln!("rpt: recompiled {} for {host_name}", recipe_path.display());
+    eprintln!("  functions lifted: {}, shards: {}", stats.functions, stats.shards);
+    eprintln!("  objects: {} compiled, {} reused", report.compiled, report.reused);
+    let mut times: Vec<String> =
+        stats.timings.iter().map(|(stage, d)| format!("{} {}", stage.name(), format_duration(*d))).collect();
+    times.push(format!("compile {}", format_duration(compile_time)));
+    times.push(format!("link {}", format_duration(link_time)));
+    eprintln!("  time: {}", times.join(", "));
+    eprintln!("  generation: {}", gen_dir.display());
+    for note in &generation.notes {
+        eprintln!("  note at {:#010x}: {}", note.addr.0, note.message);
+    }
+    Ok(Recompiled { generation: gen_dir, binary, host })
+}
+
+/// Recompiles, then runs the binary with the guest's arguments; its exit status becomes rpt's.
+pub fn run(args: &RecompileArgs, guest_args: &[String]) -> Result<ExitCode> {
+    let built = recompile(args)?;
+    let status = rpt_build::run(&built.host.runner(), &built.binary, guest_args)?;
+    let code = match status.code() {
+        Some(code) => code,
+        None => {
+            // Killed by a signal: report it the way shells do.
+            use std::os::unix::process::ExitStatusExt;
+            128 + status.signal().unwrap_or(0)
+        }
+    };
+    Ok(ExitCode::from(u8::try_from(code & 0xff).unwrap_or(u8::MAX)))
+}

@@ -1,0 +1,187 @@
+//! The driver that runs the queries for a whole generation, in parallel where it pays.
+
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use rpt_api::Severity;
+use rpt_ir::GuestAddr;
+
+use crate::queries::{guest_plugin, ProgramFacts};
+use crate::{
+    CoreError, FunctionId, RptDb, Session, cpu_header, function_c, function_table_c, image_c, lifted_function,
+    listing_text, optimized_function, program_facts, shard_text,
+};
+
+/// A step of generation, for progress and timings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stage {
+    /// Loading the image and discovering functions.
+    Discover,
+    /// Lifting each function.
+    Lift,
+    /// Running the recipe's passes on each function.
+    Passes,
+    /// Emitting each function's C.
+    EmitC,
+    /// Assembling shards and the other generated files.
+    Shards,
+}
+
+impl Stage {
+    /// A short lower-case name for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Discover => "discover",
+            Stage::Lift => "lift",
+            Stage::Passes => "passes",
+            Stage::EmitC => "emit-c",
+            Stage::Shards => "shards",
+        }
+    }
+}
+
+/// One file of a generation's `src/`, by path relative to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GeneratedFile {
+    /// Relative path with `/` separators.
+    pub path: String,
+    /// The file's text.
+    pub contents: String,
+}
+
+/// Counts and timings of one generation.
+#[derive(Clone, Debug, Default)]
+pub struct GenerationStats {
+    /// Functions lifted.
+    pub functions: usize,
+    /// Shard files produced.
+    pub shards: usize,
+    /// Wall time per stage, in pipeline order.
+    pub timings: Vec<(Stage, Duration)>,
+}
+
+/// Everything the core produces for one recipe: the generated sources and what they are made of.
+#[derive(Clone, Debug)]
+pub struct Generation {
+    /// `cpu.h`, shards, `functab.c`, `image.c`, the listing and the guest's C part.
+    pub files: Vec<GeneratedFile>,
+    /// Paths (within `files`) of the C files to compile.
+    pub compile_units: Vec<String>,
+    /// Counts and timings.
+    pub stats: GenerationStats,
+    /// Non-fatal diagnostics from discovery and lifting, in address order.
+    pub notes: Vec<rpt_api::Diagnostic>,
+}
+
+/// Progress callback: stage, items done, items in all.
+pub type Progress<'a> = &'a (dyn Fn(Stage, usize, usize) + Sync);
+
+fn parallel_over_functions<T: Send>(
+    db: &RptDb,
+    s: Session,
+    facts: &ProgramFacts,
+    stage: Stage,
+    progress: Progress<'_>,
+    work: impl Fn(&RptDb, GuestAddr) -> Result<T, CoreError> + Sync,
+) -> Result<Vec<T>, CoreError> {
+    let _ = s;
+    let addrs: Vec<GuestAddr> = facts.functions.iter().copied().collect();
+    let total = addrs.len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    progress(stage, 0, total);
+    // One database handle per worker: salsa shares memoised results between them.
+    addrs
+        .par_iter()
+        .map_with(db.clone(), |db, addr| {
+            let result = work(db, *addr);
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(stage, n, total);
+            result
+        })
+        .collect()
+}
+
+/// Runs every query of a generation and collects its files.
+///
+/// Fails on the first error in address order, except that all unliftable
+/// instructions are reported together so a user sees every address at once.
+pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Generation, CoreError> {
+    let mut stats = GenerationStats::default();
+    let mut timed = |stage: Stage, started: Instant| stats.timings.push((stage, started.elapsed()));
+
+    let started = Instant::now();
+    progress(Stage::Discover, 0, 1);
+    let facts = program_facts(db, s).clone()?;
+    progress(Stage::Discover, 1, 1);
+    timed(Stage::Discover, started);
+    let mut fatal: Vec<rpt_api::Diagnostic> =
+        facts.diagnostics.iter().filter(|d| d.severity == Severity::Error).cloned().collect();
+    let mut notes: Vec<rpt_api::Diagnostic> =
+        facts.diagnostics.iter().filter(|d| d.severity != Severity::Error).cloned().collect();
+
+    let started = Instant::now();
+    let lifted = parallel_over_functions(db, s, &facts, Stage::Lift, progress, |db, addr| {
+        lifted_function(db, s, FunctionId::new(db, addr)).clone()
+    })?;
+    timed(Stage::Lift, started);
+    for result in &lifted {
+        for d in &result.diagnostics {
+            if d.severity == Severity::Error { fatal.push(d.clone()) } else { notes.push(d.clone()) }
+        }
+    }
+    if !fatal.is_empty() {
+        fatal.sort_by_key(|d| d.addr);
+        fatal.dedup();
+        return Err(CoreError::Unliftable(fatal));
+    }
+    notes.sort_by_key(|d| d.addr);
+    notes.dedup();
+
+    let started = Instant::now();
+    parallel_over_functions(db, s, &facts, Stage::Passes, progress, |db, addr| {
+        optimized_function(db, s, FunctionId::new(db, addr)).clone().map(|_| ())
+    })?;
+    timed(Stage::Passes, started);
+
+    let started = Instant::now();
+    parallel_over_functions(db, s, &facts, Stage::EmitC, progress, |db, addr| {
+        function_c(db, s, FunctionId::new(db, addr)).clone().map(|_| ())
+    })?;
+    timed(Stage::EmitC, started);
+
+    let started = Instant::now();
+    let shard_count = s.recipe(db).shards;
+    let mut files = Vec::new();
+    let mut compile_units = Vec::new();
+    for shard in 0..shard_count {
+        progress(Stage::Shards, shard as usize, shard_count as usize);
+        let text = shard_text(db, s, shard).clone()?;
+        let path = format!("shard_{shard:04}.c");
+        compile_units.push(path.clone());
+        files.push(GeneratedFile { path, contents: text.as_ref().clone() });
+    }
+    let guest = guest_plugin(db, s)?;
+    let platform = &s.recipe(db).platform;
+    for extra in guest.runtime_sources(platform).map_err(CoreError::Guest)? {
+        if extra.path.ends_with(".c") {
+            compile_units.push(extra.path.clone());
+        }
+        files.push(GeneratedFile { path: extra.path, contents: extra.contents });
+    }
+    files.push(GeneratedFile { path: "cpu.h".into(), contents: cpu_header(db, s).clone()?.as_ref().clone() });
+    files.push(GeneratedFile { path: "functab.c".into(), contents: function_table_c(db, s).clone()?.as_ref().clone() });
+    files.push(GeneratedFile { path: "image.c".into(), contents: image_c(db, s).clone()?.as_ref().clone() });
+    compile_units.push("functab.c".into());
+    compile_units.push("image.c".into());
+    files.push(GeneratedFile {
+        path: s.listing_name(db).clone(),
+        contents: listing_text(db, s).clone()?.as_ref().clone(),
+    });
+    progress(Stage::Shards, shard_count as usize, shard_count as usize);
+    timed(Stage::Shards, started);
+
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    stats.functions = facts.functions.len();
+    stats.shards = shard_count as usize;
+    Ok(Generation { files, compile_units, stats, notes })
+}

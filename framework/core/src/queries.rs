@@ -1,0 +1,206 @@
+//! The tracked queries of the pipeline, from loaded image to shard text.
+//!
+//! Each query returns a value that compares equal when nothing relevant
+//! changed, so salsa's early cut-off stops an edit from rippling: adding a
+//! function hint re-runs discovery, but every other function's lifted IR
+//! compares equal and its C is reused.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use rpt_api::{Diagnostic, GuestImage, GuestPlugin, LiftResult, MemoryModel, ParamValue, PassParams, Seeds};
+use rpt_emit_c::{EmitContext, EmittedFunction};
+use rpt_ir::print::function_to_string;
+use rpt_ir::verify::{VerifyContext, verify_function};
+use rpt_ir::{Function, GuestAddr, HelperDecl, StateDesc};
+
+use crate::{CoreError, Db, FunctionId, Session};
+
+pub(crate) fn guest_plugin(db: &dyn Db, s: Session) -> Result<Arc<dyn GuestPlugin>, CoreError> {
+    let name = &s.recipe(db).guest;
+    db.registry().guest(name).cloned().ok_or_else(|| CoreError::UnknownGuest {
+        name: name.clone(),
+        known: db.registry().guest_names().join(", "),
+    })
+}
+
+/// The guest image, loaded by the guest plugin.
+#[salsa::tracked(returns(ref))]
+pub fn guest_image(db: &dyn Db, s: Session) -> Result<Arc<GuestImage>, CoreError> {
+    let guest = guest_plugin(db, s)?;
+    guest.load(s.image(db)).map(Arc::new).map_err(CoreError::Guest)
+}
+
+/// What every function's lifting and emission shares: state, helpers, externs and the function set.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ProgramFacts {
+    /// The guest register file.
+    pub state: StateDesc,
+    /// Runtime helpers by name.
+    pub helpers: BTreeMap<String, HelperDecl>,
+    /// Platform externs: thunk address to C symbol.
+    pub externs: BTreeMap<GuestAddr, String>,
+    /// How the guest addresses memory.
+    pub memory: MemoryModel,
+    /// The image's entry point.
+    pub entry: GuestAddr,
+    /// Every discovered function.
+    pub functions: BTreeSet<GuestAddr>,
+    /// Functions whose address is taken.
+    pub address_taken: BTreeSet<GuestAddr>,
+    /// What discovery noticed.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Discovery and the program-wide facts.
+#[salsa::tracked(returns(ref))]
+pub fn program_facts(db: &dyn Db, s: Session) -> Result<Arc<ProgramFacts>, CoreError> {
+    let guest = guest_plugin(db, s)?;
+    let image = guest_image(db, s).clone()?;
+    let recipe = s.recipe(db);
+    let externs = guest.externs(&image, &recipe.platform).map_err(CoreError::Guest)?;
+    let seeds = Seeds {
+        entry_points: recipe.entry_points.iter().map(|a| GuestAddr(*a)).collect(),
+        function_hints: recipe.function_hints.iter().map(|a| GuestAddr(*a)).collect(),
+    };
+    let discovery = guest.discover(&image, &seeds);
+    Ok(Arc::new(ProgramFacts {
+        state: guest.state(),
+        helpers: guest.helpers().into_iter().map(|h| (h.name.clone(), h)).collect(),
+        externs,
+        memory: guest.memory_model(),
+        entry: image.entry,
+        functions: discovery.functions,
+        address_taken: discovery.address_taken,
+        diagnostics: discovery.diagnostics,
+    }))
+}
+
+fn verify(func: &Function, facts: &ProgramFacts) -> Result<(), String> {
+    let callees: BTreeSet<GuestAddr> = facts.functions.iter().chain(facts.externs.keys()).copied().collect();
+    let ctx = VerifyContext { state: &facts.state, helpers: Some(&facts.helpers), callees: Some(&callees) };
+    verify_function(func, ctx).map_err(|e| e.to_string())
+}
+
+/// One function as the guest lifts it, verified.
+#[salsa::tracked(returns(ref))]
+pub fn lifted_function<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> Result<Arc<LiftResult>, CoreError> {
+    let guest = guest_plugin(db, s)?;
+    let image = guest_image(db, s).clone()?;
+    let facts = program_facts(db, s).clone()?;
+    let addr = f.addr(db);
+    if !facts.functions.contains(&addr) {
+        return Err(CoreError::NotAFunction(addr));
+    }
+    let lifted = guest.lift(&image, addr, &facts.functions);
+    verify(&lifted.function, &facts).map_err(|errors| CoreError::BadLift {
+        function: addr,
+        errors,
+        text: function_to_string(&lifted.function, &facts.state),
+    })?;
+    Ok(Arc::new(lifted))
+}
+
+fn pass_params(params: &BTreeMap<String, rpt_recipe::ParamValue>) -> PassParams {
+    params
+        .iter()
+        .map(|(k, v)| {
+            let v = match v {
+                rpt_recipe::ParamValue::Bool(b) => ParamValue::Bool(*b),
+                rpt_recipe::ParamValue::Int(i) => ParamValue::Int(*i),
+                rpt_recipe::ParamValue::Str(s) => ParamValue::Str(s.clone()),
+            };
+            (k.clone(), v)
+        })
+        .collect()
+}
+
+/// One function after the recipe's passes, verified after each pass.
+#[salsa::tracked(returns(ref))]
+pub fn optimized_function<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> Result<Arc<Function>, CoreError> {
+    let lifted = lifted_function(db, s, f).clone()?;
+    let facts = program_facts(db, s).clone()?;
+    let mut func = lifted.function.clone();
+    for config in s.recipe(db).passes.iter().filter(|p| p.enabled) {
+        let pass = db.registry().pass(&config.name).ok_or_else(|| CoreError::UnknownPass {
+            name: config.name.clone(),
+            known: none_if_empty(db.registry().pass_names()),
+        })?;
+        let params = pass_params(&config.params);
+        let fail = |message: String| CoreError::Pass { pass: config.name.clone(), function: func.entry, message };
+        pass.run(&mut func, &facts.state, &params).map_err(|e| fail(e.to_string()))?;
+        verify(&func, &facts).map_err(|errors| {
+            fail(format!("the result does not verify:\n{errors}\n{}", function_to_string(&func, &facts.state)))
+        })?;
+    }
+    Ok(Arc::new(func))
+}
+
+fn none_if_empty(names: Vec<String>) -> String {
+    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+}
+
+/// One function's C definition.
+#[salsa::tracked(returns(ref))]
+pub fn function_c<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> Result<Arc<EmittedFunction>, CoreError> {
+    let func = optimized_function(db, s, f).clone()?;
+    let facts = program_facts(db, s).clone()?;
+    let ctx = EmitContext {
+        state: &facts.state,
+        helpers: &facts.helpers,
+        externs: &facts.externs,
+        memory: facts.memory,
+        listing_name: s.listing_name(db),
+    };
+    rpt_emit_c::emit_function(&func, &ctx)
+        .map(Arc::new)
+        .map_err(|e| CoreError::Emit { function: func.entry, message: e.to_string() })
+}
+
+/// The C text of one shard: the functions whose address hashes to it, in address order.
+#[salsa::tracked(returns(ref))]
+pub fn shard_text(db: &dyn Db, s: Session, shard: u32) -> Result<Arc<String>, CoreError> {
+    let facts = program_facts(db, s).clone()?;
+    let count = s.recipe(db).shards;
+    let mut emitted = Vec::new();
+    for addr in facts.functions.iter().filter(|a| rpt_emit_c::shard_of(**a, count) == shard) {
+        emitted.push(function_c(db, s, FunctionId::new(db, *addr)).clone()?);
+    }
+    let refs: Vec<&EmittedFunction> = emitted.iter().map(|e| e.as_ref()).collect();
+    Ok(Arc::new(rpt_emit_c::shard_source(&refs, &facts.externs)))
+}
+
+/// The generated `cpu.h`.
+#[salsa::tracked(returns(ref))]
+pub fn cpu_header(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreError> {
+    let facts = program_facts(db, s).clone()?;
+    Ok(Arc::new(rpt_emit_c::cpu_header(&facts.state, facts.memory, &facts.helpers)))
+}
+
+/// The generated `functab.c`.
+#[salsa::tracked(returns(ref))]
+pub fn function_table_c(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreError> {
+    let facts = program_facts(db, s).clone()?;
+    Ok(Arc::new(rpt_emit_c::function_table(&facts.functions, &facts.externs, facts.entry)))
+}
+
+/// The generated `image.c`.
+#[salsa::tracked(returns(ref))]
+pub fn image_c(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreError> {
+    let image = guest_image(db, s).clone()?;
+    Ok(Arc::new(rpt_emit_c::image_source(&image)))
+}
+
+/// The listing: every lifted guest instruction with its disassembly.
+#[salsa::tracked(returns(ref))]
+pub fn listing_text(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreError> {
+    let facts = program_facts(db, s).clone()?;
+    let mut lines = BTreeMap::new();
+    for addr in &facts.functions {
+        let lifted = lifted_function(db, s, FunctionId::new(db, *addr)).clone()?;
+        // Code shared by two functions is listed once.
+        lines.extend(lifted.listing.iter().cloned());
+    }
+    let lines: Vec<(GuestAddr, String)> = lines.into_iter().collect();
+    Ok(Arc::new(rpt_emit_c::listing(&lines)))
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages rpt's demo and tests need, and nothing when they are already there.
+# Usage: scripts/install-deps.sh [demo|test]
+set -euo pipefail
+
+mode=${1:-test}
+# clang-19/lld-19 compile and link generated C for every host.
+packages=(clang-19 lld-19)
+if [ "$mode" = test ]; then
+  # gcc-12-multilib (never gcc-multilib: it removes the cross compilers) builds the native i386 oracles;
+  # mingw builds the PE test guests; qemu-user runs foreign hosts; valgrind measures.
+  packages+=(gcc-12-multilib gcc-mingw-w64-i686 qemu-user valgrind)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "rpt: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

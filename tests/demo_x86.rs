@@ -1,0 +1,99 @@
+//! The bundled demo: recompiled from its PE, it prints exactly what the same source prints natively on i386.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use rpt_tests::{build_native_i386, object_counts, rpt, stderr_of, workspace_root};
+
+const RECIPE: &str = "recipes/demo-x86.ron";
+
+fn native_oracle(dir: &Path) -> std::process::Output {
+    let exe = dir.join("demo-i386");
+    build_native_i386(&workspace_root().join("tests/guests/x86/demo.c"), &exe);
+    Command::new(&exe).output().expect("native oracle runs")
+}
+
+#[test]
+fn demo_output_is_byte_identical_to_native_i386() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let oracle = native_oracle(dir.path());
+    assert!(!oracle.stdout.is_empty(), "the oracle printed nothing");
+
+    let gen_dir = dir.path().join("gen");
+    let cache = dir.path().join("cache");
+    let out = rpt(&[
+        "run",
+        RECIPE,
+        "--gen-dir",
+        gen_dir.to_str().expect("utf-8 path"),
+        "--cache-dir",
+        cache.to_str().expect("utf-8 path"),
+    ]);
+    let stderr = stderr_of(&out);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&oracle.stdout),
+        "recompiled output differs from native i386; rpt said:\n{stderr}"
+    );
+    assert_eq!(out.stdout, oracle.stdout);
+    assert_eq!(out.status.code(), oracle.status.code(), "exit codes differ; rpt said:\n{stderr}");
+}
+
+fn read_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).expect("readable dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(root).expect("under root").display().to_string();
+                out.push((rel, fs::read(&path).expect("readable file")));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn recompiling_twice_gives_identical_sources_and_compiles_nothing_new() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = dir.path().join("cache");
+    let run = |gen: &Path| {
+        let out = rpt(&[
+            "recompile",
+            RECIPE,
+            "--gen-dir",
+            gen.to_str().expect("utf-8 path"),
+            "--cache-dir",
+            cache.to_str().expect("utf-8 path"),
+        ]);
+        let stderr = stderr_of(&out);
+        assert!(out.status.success(), "rpt recompile failed:\n{stderr}");
+        stderr
+    };
+    let first_gen = dir.path().join("first");
+    let second_gen = dir.path().join("second");
+    let first = run(&first_gen);
+    let second = run(&second_gen);
+    let (compiled, reused) = object_counts(&first);
+    assert!(compiled > 0, "a fresh cache must compile:\n{first}");
+    assert_eq!(reused, 0, "{first}");
+    assert_eq!(object_counts(&second), (0, compiled), "the second run must reuse every object:\n{second}");
+
+    // Same inputs, same bytes: sources, listing, manifest and binary alike.
+    let first_tree = read_tree(&first_gen);
+    let second_tree = read_tree(&second_gen);
+    assert!(first_tree.iter().any(|(p, _)| p.ends_with(".c")), "no C sources generated");
+    let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&first_tree), names(&second_tree));
+    for ((path, a), (_, b)) in first_tree.iter().zip(&second_tree) {
+        if path.contains("/obj/") {
+            continue;
+        }
+        assert!(a == b, "{path} differs between two runs on the same inputs");
+    }
+}

@@ -1,0 +1,123 @@
+//! Tidy checks over the whole tree: dependency direction (DESIGN.md §2) and file headers.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+fn manifests(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if name == "target" || name == "gen" || name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            manifests(&path, out);
+        } else if name == "Cargo.toml" {
+            out.push(path);
+        }
+    }
+}
+
+/// The rpt crates a manifest depends on (normal dependencies only; build and dev dependencies are free).
+fn rpt_dependencies(text: &str) -> (String, BTreeSet<String>) {
+    let mut name = String::new();
+    let mut deps = BTreeSet::new();
+    let mut section = String::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            section = line.trim_matches(['[', ']']).to_string();
+            continue;
+        }
+        if section == "package" && line.starts_with("name") {
+            name = line.split('"').nth(1).unwrap_or_default().to_string();
+        }
+        if section == "dependencies"
+            && let Some(dep) = line.split(['=', '.', ' ']).next()
+            && dep.starts_with("rpt-")
+        {
+            deps.insert(dep.to_string());
+        }
+    }
+    (name, deps)
+}
+
+/// Which rpt crates each kind of crate may depend on.
+fn allowed(name: &str) -> Option<&'static [&'static str]> {
+    Some(match name {
+        "rpt-ir" | "rpt-source-hash" => &[],
+        "rpt-api" => &["rpt-ir"],
+        "rpt-recipe" => &["rpt-ir"],
+        // core holds the C-per-function queries of DESIGN.md §6, hence emit-c (see core's lib.rs).
+        "rpt-core" => &["rpt-ir", "rpt-api", "rpt-recipe", "rpt-emit-c"],
+        "rpt-emit-c" => &["rpt-ir", "rpt-api"],
+        "rpt-build" => &["rpt-api"],
+        "rpt-archive" => &["rpt-recipe"],
+        // The runtime crate only embeds C; it names its files with the api's SourceFile.
+        "rpt-runtime" => &["rpt-api"],
+        "rpt-cli" | "rpt-tests" => return None,
+        n if n.starts_with("rpt-guest-") || n.starts_with("rpt-pass-") => &["rpt-ir", "rpt-api"],
+        n if n.starts_with("rpt-host-") => &["rpt-api"],
+        _ => &[],
+    })
+}
+
+#[test]
+fn dependencies_point_one_way() {
+    let root = workspace_root();
+    let mut found = Vec::new();
+    manifests(&root, &mut found);
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for path in found {
+        let Ok(text) = fs::read_to_string(&path) else { continue };
+        let (name, deps) = rpt_dependencies(&text);
+        if name.is_empty() {
+            continue;
+        }
+        checked += 1;
+        let Some(allowed) = allowed(&name) else { continue };
+        for dep in deps {
+            if !allowed.contains(&dep.as_str()) {
+                problems.push(format!("{name} must not depend on {dep} ({})", path.display()));
+            }
+        }
+    }
+    assert!(checked >= 10, "found only {checked} crates: is the tidy test looking in the right place?");
+    assert!(problems.is_empty(), "wrong dependency edges:\n{}", problems.join("\n"));
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if name == "target" || name == "gen" || name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_rust_file_opens_with_a_module_comment() {
+    let root = workspace_root();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let missing: Vec<String> = files
+        .iter()
+        .filter(|p| fs::read_to_string(p).map(|t| !t.trim_start().starts_with("//!")).unwrap_or(false))
+        .map(|p| p.strip_prefix(&root).unwrap_or(p).display().to_string())
+        .collect();
+    assert!(missing.is_empty(), "files without a leading `//!` line:\n{}", missing.join("\n"));
+}
