@@ -1,0 +1,124 @@
+//! The recipe digest: a hash of everything in a recipe that changes rpt's output.
+
+use std::fmt::Write as _;
+
+use sha2::{Digest as _, Sha256};
+
+use crate::schema::{DEFAULT_HOST, DEFAULT_SHARDS, ParamValue, Recipe};
+
+/// The first line of the canonical form. Bump it when the form changes, or when the default of an
+/// optional field changes (a default is left out of the form, so changing it would otherwise change
+/// output without changing digests).
+pub const DIGEST_FORMAT: &str = "rpt-recipe-digest 1";
+
+/// The hex sha256 of the canonical form of `recipe` for an image whose sha256 is `image_sha256`
+/// (see [`canonical_form`]).
+///
+/// The digest covers everything that changes output: the guest, the image hash, the platform, the
+/// host, entry points, function hints, overrides, the enabled passes and their parameters, the
+/// shard count, the compiler flags and the plugin crates. It does not cover the image's path (moving
+/// the image changes nothing) nor the compiler launcher (it changes how objects are built, not what
+/// they are).
+///
+/// **Defaults are left out.** An optional field that holds its default value contributes nothing:
+/// a pass with `enabled: false` is omitted entirely, empty lists and maps are omitted, and `host`
+/// and `shards` appear only when they differ from `"x86-64"` and 8. So writing a default out
+/// explicitly never changes the digest, and a new optional field (a new switch that is off by
+/// default) never changes the digest of an existing recipe unless the recipe turns it on.
+///
+/// Formatting, comments and the order of fields in the RON text do not matter. The order of
+/// entries within a list is kept (the pass list is a pipeline; for the other lists, a reordering
+/// may cost a rebuild but can never hide a change). Parameters are in name order.
+pub fn digest(recipe: &Recipe, image_sha256: &str) -> String {
+    sha256_hex(canonical_form(recipe, image_sha256).as_bytes())
+}
+
+/// The text the digest hashes: one line per item, each starting with a keyword, every string
+/// quoted and escaped, every address in hex. It is meant for `rpt` to show why two digests differ.
+pub fn canonical_form(recipe: &Recipe, image_sha256: &str) -> String {
+    let mut out = String::new();
+    line(&mut out, DIGEST_FORMAT);
+    line(&mut out, &format!("guest {}", quote(&recipe.guest)));
+    line(
+        &mut out,
+        &format!("image_sha256 {}", quote(&image_sha256.to_ascii_lowercase())),
+    );
+    line(&mut out, &format!("platform {}", quote(&recipe.platform)));
+    if recipe.host != DEFAULT_HOST {
+        line(&mut out, &format!("host {}", quote(&recipe.host)));
+    }
+    for addr in &recipe.entry_points {
+        line(&mut out, &format!("entry_point {addr:#x}"));
+    }
+    for addr in &recipe.function_hints {
+        line(&mut out, &format!("function_hint {addr:#x}"));
+    }
+    for o in &recipe.overrides {
+        line(
+            &mut out,
+            &format!(
+                "override {:#x} {} {}",
+                o.function,
+                quote(&o.c_symbol),
+                quote(&o.original_sha256.to_ascii_lowercase())
+            ),
+        );
+    }
+    for pass in recipe.passes.iter().filter(|p| p.enabled) {
+        line(&mut out, &format!("pass {}", quote(&pass.name)));
+        for (name, value) in &pass.params {
+            let value = match value {
+                ParamValue::Bool(b) => format!("bool {b}"),
+                ParamValue::Int(i) => format!("int {i}"),
+                ParamValue::Str(s) => format!("str {}", quote(s)),
+            };
+            line(&mut out, &format!("  param {} {value}", quote(name)));
+        }
+    }
+    if recipe.shards != DEFAULT_SHARDS {
+        line(&mut out, &format!("shards {}", recipe.shards));
+    }
+    for flag in &recipe.compiler.cflags {
+        line(&mut out, &format!("cflag {}", quote(flag)));
+    }
+    for plugin in &recipe.plugins {
+        line(&mut out, &format!("plugin {}", quote(&plugin.path.to_string_lossy())));
+    }
+    out
+}
+
+/// The lower-case hex sha256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let hash = Sha256::digest(bytes);
+    let mut hex = String::with_capacity(64);
+    for byte in hash.iter() {
+        // Writing to a String cannot fail.
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
+}
+
+fn line(out: &mut String, text: &str) {
+    out.push_str(text);
+    out.push('\n');
+}
+
+/// `s` in double quotes with `"`, `\` and control characters escaped, so a string can never be
+/// mistaken for the end of a line or of itself. Spelled out here rather than taken from `{:?}`,
+/// whose escaping has changed between Rust releases.
+fn quote(s: &str) -> String {
+    let mut q = String::with_capacity(s.len() + 2);
+    q.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => q.push_str("\\\""),
+            '\\' => q.push_str("\\\\"),
+            c if c.is_control() => {
+                let _ = write!(q, "\\u{{{:x}}}", c as u32);
+            }
+            c => q.push(c),
+        }
+    }
+    q.push('"');
+    q
+}

@@ -1,0 +1,136 @@
+//! The recipe's RON schema: the types serde reads a recipe file into.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// The host plugin a recipe builds for when it names none.
+pub const DEFAULT_HOST: &str = "x86-64";
+
+/// The number of C shards a recipe's functions are spread over when it names none.
+pub const DEFAULT_SHARDS: u32 = 8;
+
+/// The largest shard count a recipe may ask for.
+pub const MAX_SHARDS: u32 = 4096;
+
+/// One recipe: which guest program to recompile, how, and for which host.
+///
+/// Every struct of the schema denies unknown fields, so a misspelt field is an error with its line
+/// and column rather than a silently ignored setting. Fields with a default may be left out.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recipe {
+    /// The guest plugin that loads, decodes and lifts the image (`"x86-pe"`).
+    pub guest: String,
+    /// The guest image, relative to the directory holding the recipe file (or absolute).
+    pub image: PathBuf,
+    /// The sha256 of the image's bytes, 64 hex digits (lower case once parsed); loading checks it.
+    pub image_sha256: String,
+    /// The guest platform: how the program meets its operating system (`"win32-console"`).
+    pub platform: String,
+    /// The host plugin the C is compiled for.
+    #[serde(default = "default_host")]
+    pub host: String,
+    /// Guest addresses where execution may begin, besides the entry the image's header names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entry_points: Vec<u64>,
+    /// Guest addresses known to start functions that discovery might not reach on its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub function_hints: Vec<u64>,
+    /// Guest functions replaced by hand-written C functions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<Override>,
+    /// The pass pipeline, run in this order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passes: Vec<PassConfig>,
+    /// How many C files the generated functions are spread over (1..=4096).
+    #[serde(default = "default_shards")]
+    pub shards: u32,
+    /// Compiler settings added to the host plugin's own.
+    #[serde(default, skip_serializing_if = "CompilerOverrides::is_default")]
+    pub compiler: CompilerOverrides,
+    /// Plugin crates to build and load besides the built-in plugins.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plugins: Vec<PluginCrate>,
+}
+
+/// A guest function replaced by a C function, guarded by a hash of the function's original bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Override {
+    /// The guest address of the function being replaced.
+    pub function: u64,
+    /// The C function that replaces it; it must be a C identifier.
+    pub c_symbol: String,
+    /// The sha256 of the original function's bytes (lower case once parsed), so an override never
+    /// applies to changed code.
+    pub original_sha256: String,
+}
+
+/// One pass of the pipeline and its parameters.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PassConfig {
+    /// The pass's registered name; a name appears at most once in a recipe.
+    pub name: String,
+    /// Whether the pass runs; a listed pass runs unless this is `false`.
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// The pass's parameters by name; the pass plugin checks names and types.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, ParamValue>,
+}
+
+/// A pass parameter's value, written in RON as a plain `true`, `42` or `"text"`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ParamValue {
+    /// A switch.
+    Bool(bool),
+    /// A signed integer (hex literals are fine).
+    Int(i64),
+    /// A string.
+    Str(String),
+}
+
+/// Compiler settings a recipe adds to those of its host plugin.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompilerOverrides {
+    /// Extra flags passed to the C compiler after the host plugin's, in this order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cflags: Vec<String>,
+    /// A compiler launcher such as `ccache` or `sccache`, run with the compiler command as its
+    /// arguments. It changes how objects are built, never what they contain, so the digest leaves
+    /// it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launcher: Option<String>,
+}
+
+impl CompilerOverrides {
+    /// True when nothing is overridden (the default).
+    pub fn is_default(&self) -> bool {
+        *self == CompilerOverrides::default()
+    }
+}
+
+/// A plugin crate the recipe asks for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginCrate {
+    /// The crate's directory (holding its Cargo.toml), relative to the recipe file's directory.
+    pub path: PathBuf,
+}
+
+fn default_host() -> String {
+    DEFAULT_HOST.to_owned()
+}
+
+fn default_shards() -> u32 {
+    DEFAULT_SHARDS
+}
+
+fn default_true() -> bool {
+    true
+}

@@ -1,0 +1,205 @@
+//! The rules a recipe must keep beyond its RON shape.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::error::RecipeError;
+use crate::locate::FieldLocations;
+use crate::schema::{MAX_SHARDS, Recipe};
+
+/// Checks `recipe`, parsed from `text` in the file `path`; the first broken rule is the error.
+pub(crate) fn validate(path: &Path, text: &str, recipe: &Recipe) -> Result<(), RecipeError> {
+    let mut locations = None;
+    let mut fail = |field: String, message: String| {
+        let location = locations.get_or_insert_with(|| FieldLocations::scan(text)).get(&field);
+        RecipeError::Invalid {
+            path: path.to_owned(),
+            location,
+            field,
+            message,
+        }
+    };
+
+    for (field, value) in [
+        ("guest", &recipe.guest),
+        ("platform", &recipe.platform),
+        ("host", &recipe.host),
+    ] {
+        if value.trim().is_empty() {
+            return Err(fail(field.into(), format!("`{field}` must not be empty")));
+        }
+    }
+    if recipe.image.as_os_str().is_empty() {
+        return Err(fail("image".into(), "`image` must name the guest image file".into()));
+    }
+    if !is_sha256_hex(&recipe.image_sha256) {
+        return Err(fail(
+            "image_sha256".into(),
+            format!("`image_sha256` must be 64 hex digits, found {:?}", recipe.image_sha256),
+        ));
+    }
+    if !(1..=MAX_SHARDS).contains(&recipe.shards) {
+        return Err(fail(
+            "shards".into(),
+            format!("`shards` must be 1..={MAX_SHARDS}, found {}", recipe.shards),
+        ));
+    }
+
+    let mut overridden = BTreeMap::new();
+    for (i, o) in recipe.overrides.iter().enumerate() {
+        if !is_c_identifier(&o.c_symbol) {
+            return Err(fail(
+                format!("overrides[{i}].c_symbol"),
+                format!(
+                    "`c_symbol` must be a C identifier that is not a keyword, found {:?}",
+                    o.c_symbol
+                ),
+            ));
+        }
+        if !is_sha256_hex(&o.original_sha256) {
+            return Err(fail(
+                format!("overrides[{i}].original_sha256"),
+                format!("`original_sha256` must be 64 hex digits, found {:?}", o.original_sha256),
+            ));
+        }
+        if let Some(first) = overridden.insert(o.function, i) {
+            return Err(fail(
+                format!("overrides[{i}].function"),
+                format!("function {:#x} is already overridden by overrides[{first}]", o.function),
+            ));
+        }
+    }
+
+    let mut pass_names = BTreeMap::new();
+    for (i, pass) in recipe.passes.iter().enumerate() {
+        if pass.name.trim().is_empty() {
+            return Err(fail(
+                format!("passes[{i}].name"),
+                "a pass `name` must not be empty".into(),
+            ));
+        }
+        if let Some(first) = pass_names.insert(pass.name.as_str(), i) {
+            return Err(fail(
+                format!("passes[{i}].name"),
+                format!(
+                    "pass `{}` is already listed as passes[{first}]; list each pass once",
+                    pass.name
+                ),
+            ));
+        }
+    }
+
+    let mut plugin_paths = BTreeSet::new();
+    for (i, plugin) in recipe.plugins.iter().enumerate() {
+        if plugin.path.as_os_str().is_empty() {
+            return Err(fail(
+                format!("plugins[{i}].path"),
+                "a plugin `path` must not be empty".into(),
+            ));
+        }
+        if !plugin_paths.insert(&plugin.path) {
+            return Err(fail(
+                format!("plugins[{i}].path"),
+                format!("plugin {} is listed twice", plugin.path.display()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// True for exactly 64 hex digits (either case).
+pub(crate) fn is_sha256_hex(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// C11 keywords (and the C23 ones a compiler may already reserve), which cannot name a function.
+const C_KEYWORDS: &[&str] = &[
+    "alignas",
+    "alignof",
+    "auto",
+    "bool",
+    "break",
+    "case",
+    "char",
+    "const",
+    "constexpr",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "false",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "nullptr",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "static_assert",
+    "struct",
+    "switch",
+    "thread_local",
+    "true",
+    "typedef",
+    "typeof",
+    "typeof_unqual",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "_Alignas",
+    "_Alignof",
+    "_Atomic",
+    "_BitInt",
+    "_Bool",
+    "_Complex",
+    "_Decimal128",
+    "_Decimal32",
+    "_Decimal64",
+    "_Generic",
+    "_Imaginary",
+    "_Noreturn",
+    "_Static_assert",
+    "_Thread_local",
+];
+
+/// True when `s` can name a C function: `[A-Za-z_][A-Za-z0-9_]*` and not a keyword.
+pub(crate) fn is_c_identifier(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    let starts_well = bytes.next().is_some_and(|b| b == b'_' || b.is_ascii_alphabetic());
+    starts_well && bytes.all(|b| b == b'_' || b.is_ascii_alphanumeric()) && !C_KEYWORDS.contains(&s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c_identifiers() {
+        for good in ["f", "_x", "my_fix_00401000", "A9"] {
+            assert!(is_c_identifier(good), "{good}");
+        }
+        for bad in ["", "9a", "a-b", "a b", "int", "_Bool", "é"] {
+            assert!(!is_c_identifier(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn sha256_hex() {
+        assert!(is_sha256_hex(&"aB".repeat(32)));
+        assert!(!is_sha256_hex(&"a".repeat(63)));
+        assert!(!is_sha256_hex(&"g".repeat(64)));
+    }
+}
