@@ -37,7 +37,11 @@ fn demo_output_is_byte_identical_to_native_i386() {
         "recompiled output differs from native i386; rpt said:\n{stderr}"
     );
     assert_eq!(out.stdout, oracle.stdout);
-    assert_eq!(out.status.code(), oracle.status.code(), "exit codes differ; rpt said:\n{stderr}");
+    assert_eq!(
+        out.status.code(),
+        oracle.status.code(),
+        "exit codes differ; rpt said:\n{stderr}"
+    );
 }
 
 fn read_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
@@ -62,12 +66,12 @@ fn read_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
 fn recompiling_twice_gives_identical_sources_and_compiles_nothing_new() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cache = dir.path().join("cache");
-    let run = |gen: &Path| {
+    let run = |gen_dir: &Path| {
         let out = rpt(&[
             "recompile",
             RECIPE,
             "--gen-dir",
-            gen.to_str().expect("utf-8 path"),
+            gen_dir.to_str().expect("utf-8 path"),
             "--cache-dir",
             cache.to_str().expect("utf-8 path"),
         ]);
@@ -82,12 +86,19 @@ fn recompiling_twice_gives_identical_sources_and_compiles_nothing_new() {
     let (compiled, reused) = object_counts(&first);
     assert!(compiled > 0, "a fresh cache must compile:\n{first}");
     assert_eq!(reused, 0, "{first}");
-    assert_eq!(object_counts(&second), (0, compiled), "the second run must reuse every object:\n{second}");
+    assert_eq!(
+        object_counts(&second),
+        (0, compiled),
+        "the second run must reuse every object:\n{second}"
+    );
 
     // Same inputs, same bytes: sources, listing, manifest and binary alike.
     let first_tree = read_tree(&first_gen);
     let second_tree = read_tree(&second_gen);
-    assert!(first_tree.iter().any(|(p, _)| p.ends_with(".c")), "no C sources generated");
+    assert!(
+        first_tree.iter().any(|(p, _)| p.ends_with(".c")),
+        "no C sources generated"
+    );
     let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
     assert_eq!(names(&first_tree), names(&second_tree));
     for ((path, a), (_, b)) in first_tree.iter().zip(&second_tree) {

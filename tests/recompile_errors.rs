@@ -17,13 +17,13 @@ fn write_recipe(dir: &Path, image: &Path, extra: &str) -> String {
 }
 
 fn recompile(dir: &Path, recipe: &str) -> (bool, String) {
-    let gen = dir.join("gen");
+    let gen_dir = dir.join("gen");
     let cache = dir.join("cache");
     let out = rpt(&[
         "recompile",
         recipe,
         "--gen-dir",
-        gen.to_str().expect("utf-8"),
+        gen_dir.to_str().expect("utf-8"),
         "--cache-dir",
         cache.to_str().expect("utf-8"),
     ]);
@@ -34,11 +34,19 @@ fn recompile(dir: &Path, recipe: &str) -> (bool, String) {
 
 /// Finds the address objdump gives an instruction, to check rpt names the same one.
 fn address_of(exe: &Path, mnemonic: &str) -> u64 {
-    let out = std::process::Command::new("i686-w64-mingw32-objdump").arg("-d").arg(exe).output().expect("objdump runs");
+    let out = std::process::Command::new("i686-w64-mingw32-objdump")
+        .arg("-d")
+        .arg(exe)
+        .output()
+        .expect("objdump runs");
     let text = String::from_utf8_lossy(&out.stdout);
     let line = text
         .lines()
-        .find(|l| l.split('\t').nth(2).is_some_and(|insn| insn.trim_start().starts_with(mnemonic)))
+        .find(|l| {
+            l.split('\t')
+                .nth(2)
+                .is_some_and(|insn| insn.trim_start().starts_with(mnemonic))
+        })
         .unwrap_or_else(|| panic!("objdump shows no {mnemonic}"));
     let addr = line.split(':').next().expect("address").trim();
     u64::from_str_radix(addr, 16).expect("hex address")
@@ -60,9 +68,18 @@ fn an_instruction_the_lifter_lacks_names_its_address_and_the_recipe() {
     let (ok, stderr) = recompile(dir.path(), &recipe);
     assert!(!ok, "recompiling code with cpuid must fail:\n{stderr}");
     let addr = address_of(&exe, "cpuid");
-    assert!(stderr.contains(&recipe), "the message must name the recipe {recipe}:\n{stderr}");
-    assert!(stderr.contains(&format!("{addr:#010x}")), "the message must name {addr:#010x}:\n{stderr}");
-    assert!(stderr.contains("cpuid"), "the message must name the instruction:\n{stderr}");
+    assert!(
+        stderr.contains(&recipe),
+        "the message must name the recipe {recipe}:\n{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{addr:#010x}")),
+        "the message must name {addr:#010x}:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("cpuid"),
+        "the message must name the instruction:\n{stderr}"
+    );
 }
 
 #[test]
@@ -83,7 +100,10 @@ fn an_import_the_platform_lacks_is_named_with_the_recipe() {
     assert!(!ok, "an unknown import must fail:\n{stderr}");
     assert!(stderr.contains(&recipe), "the message must name the recipe:\n{stderr}");
     assert!(stderr.contains("Sleep"), "the message must name the import:\n{stderr}");
-    assert!(stderr.to_lowercase().contains("kernel32"), "the message must name the module:\n{stderr}");
+    assert!(
+        stderr.to_lowercase().contains("kernel32"),
+        "the message must name the module:\n{stderr}"
+    );
 }
 
 #[test]
@@ -94,7 +114,10 @@ fn a_recipe_typo_gets_line_and_column() {
     let recipe = write_recipe(dir.path(), &exe, "    pases: [],\n");
     let (ok, stderr) = recompile(dir.path(), &recipe);
     assert!(!ok);
-    assert!(stderr.contains(&format!("{recipe}:7:5")), "expected {recipe}:7:5 in:\n{stderr}");
+    assert!(
+        stderr.contains(&format!("{recipe}:7:5")),
+        "expected {recipe}:7:5 in:\n{stderr}"
+    );
     assert!(stderr.contains("pases"), "{stderr}");
 }
 

@@ -5,7 +5,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 fn manifests(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -89,7 +92,10 @@ fn dependencies_point_one_way() {
             }
         }
     }
-    assert!(checked >= 10, "found only {checked} crates: is the tidy test looking in the right place?");
+    assert!(
+        checked >= 10,
+        "found only {checked} crates: is the tidy test looking in the right place?"
+    );
     assert!(problems.is_empty(), "wrong dependency edges:\n{}", problems.join("\n"));
 }
 
@@ -116,8 +122,16 @@ fn every_rust_file_opens_with_a_module_comment() {
     rust_files(&root, &mut files);
     let missing: Vec<String> = files
         .iter()
-        .filter(|p| fs::read_to_string(p).map(|t| !t.trim_start().starts_with("//!")).unwrap_or(false))
+        .filter(|p| {
+            fs::read_to_string(p)
+                .map(|t| !t.trim_start().starts_with("//!"))
+                .unwrap_or(false)
+        })
         .map(|p| p.strip_prefix(&root).unwrap_or(p).display().to_string())
         .collect();
-    assert!(missing.is_empty(), "files without a leading `//!` line:\n{}", missing.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "files without a leading `//!` line:\n{}",
+        missing.join("\n")
+    );
 }

@@ -8,7 +8,10 @@ use sha2::{Digest, Sha256};
 
 /// The workspace's root directory.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// The `rpt` binary, built once per test process with the same cargo that runs the tests.
@@ -25,7 +28,9 @@ pub fn rpt_binary() -> &'static Path {
             .status()
             .expect("cargo runs");
         assert!(status.success(), "building rpt failed");
-        let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target"));
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("target"));
         target.join("debug").join("rpt")
     })
 }
@@ -57,7 +62,10 @@ pub fn object_counts(stderr: &str) -> (usize, usize) {
         .lines()
         .find_map(|l| l.trim().strip_prefix("objects: "))
         .unwrap_or_else(|| panic!("no `objects:` line in rpt's report:\n{stderr}"));
-    let numbers: Vec<usize> = line.split(|c: char| !c.is_ascii_digit()).filter_map(|w| w.parse().ok()).collect();
+    let numbers: Vec<usize> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
     assert_eq!(numbers.len(), 2, "unexpected objects line: {line}");
     (numbers[0], numbers[1])
 }
@@ -99,5 +107,9 @@ pub fn build_pe(source: &Path, output: &Path, extra: &[&str]) {
         .arg(output)
         .output()
         .expect("i686-w64-mingw32-gcc runs (install gcc-mingw-w64-i686)");
-    assert!(out.status.success(), "mingw build failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "mingw build failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

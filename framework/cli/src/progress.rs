@@ -26,7 +26,10 @@ impl Bars {
         } else {
             MultiProgress::new()
         };
-        Bars { multi, current: Mutex::new(None) }
+        Bars {
+            multi,
+            current: Mutex::new(None),
+        }
     }
 
     /// Reports `done` of `total` items of a stage; a new stage name starts a new bar.
@@ -39,7 +42,11 @@ impl Bars {
             }
             let style = ProgressStyle::with_template("{prefix:>9} [{elapsed_precise}] {wide_bar} {pos}/{len}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar());
-            let bar = self.multi.add(ProgressBar::new(total as u64).with_style(style).with_prefix(stage.to_string()));
+            let bar = self.multi.add(
+                ProgressBar::new(total as u64)
+                    .with_style(style)
+                    .with_prefix(stage.to_string()),
+            );
             *current = Some((stage.to_string(), bar));
         }
         if let Some((_, bar)) = current.as_ref() {

@@ -17,8 +17,6 @@ use crate::{RecompileArgs, builtin};
 
 /// What a recompile produced.
 pub struct Recompiled {
-    /// The generation directory.
-    pub generation: PathBuf,
     /// The linked binary.
     pub binary: PathBuf,
     /// The host it runs on.
@@ -28,7 +26,11 @@ pub struct Recompiled {
 fn default_gen_root(recipe: &Path) -> PathBuf {
     let dir = recipe.parent().unwrap_or(Path::new(""));
     // Recipes normally live in a project's `recipes/` folder; generations go beside it.
-    let project = if dir.file_name().is_some_and(|n| n == "recipes") { dir.parent().unwrap_or(Path::new("")) } else { dir };
+    let project = if dir.file_name().is_some_and(|n| n == "recipes") {
+        dir.parent().unwrap_or(Path::new(""))
+    } else {
+        dir
+    };
     project.join("gen")
 }
 
@@ -40,7 +42,11 @@ fn write_file(path: &Path, contents: &[u8]) -> Result<()> {
 }
 
 fn format_duration(d: Duration) -> String {
-    if d.as_secs_f64() >= 1.0 { format!("{:.2}s", d.as_secs_f64()) } else { format!("{}ms", d.as_millis()) }
+    if d.as_secs_f64() >= 1.0 {
+        format!("{:.2}s", d.as_secs_f64())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
 }
 
 /// Runs the whole pipeline for a recipe and leaves a linked binary in its generation directory.
@@ -55,7 +61,11 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     let registry = builtin::registry();
     let host_name = args.host.clone().unwrap_or_else(|| recipe.host.clone());
     let host = registry.host(&host_name).cloned().ok_or_else(|| {
-        anyhow!("{}: unknown host `{host_name}` (known: {})", recipe_path.display(), registry.host_names().join(", "))
+        anyhow!(
+            "{}: unknown host `{host_name}` (known: {})",
+            recipe_path.display(),
+            registry.host_names().join(", ")
+        )
     })?;
     let guest_info = registry.guest(&recipe.guest).map(|g| g.info());
 
@@ -63,8 +73,10 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     let listing_name = format!("{name}.lst");
     let session = Session::new(&db, recipe.clone(), Arc::from(loaded.image.clone()), listing_name);
     let bars = Bars::new(args.progress);
-    let generation = rpt_core::generate(&db, session, &|stage, done, total| bars.update(stage.name(), done, total))
-        .with_context(|| recipe_path.display().to_string())?;
+    let generation = rpt_core::generate(&db, session, &|stage, done, total| {
+        bars.update(stage.name(), done, total)
+    })
+    .with_context(|| recipe_path.display().to_string())?;
 
     let digest = rpt_recipe::digest(&recipe, &recipe.image_sha256);
     let gen_root = args.gen_dir.clone().unwrap_or_else(|| default_gen_root(recipe_path));
@@ -95,21 +107,43 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     for (path, text) in headers {
         key_extra.push_str(&format!("{path}={}\n", hash_bytes(text.as_bytes())));
     }
-    key_extra.push_str(&format!("emitter={}\nruntime={}\n", rpt_emit_c::EMITTER_HASH, rpt_runtime::RUNTIME_HASH));
+    key_extra.push_str(&format!(
+        "emitter={}\nruntime={}\n",
+        rpt_emit_c::EMITTER_HASH,
+        rpt_runtime::RUNTIME_HASH
+    ));
     let mut plugins = Vec::new();
     if let Some(info) = &guest_info {
-        plugins.push(PluginEntry { kind: "guest".into(), name: info.name.clone(), version: info.version.clone(), hash: info.hash.clone() });
+        plugins.push(PluginEntry {
+            kind: "guest".into(),
+            name: info.name.clone(),
+            version: info.version.clone(),
+            hash: info.hash.clone(),
+        });
     }
     let host_info = host.info();
-    plugins.push(PluginEntry { kind: "host".into(), name: host_info.name.clone(), version: host_info.version.clone(), hash: host_info.hash.clone() });
+    plugins.push(PluginEntry {
+        kind: "host".into(),
+        name: host_info.name.clone(),
+        version: host_info.version.clone(),
+        hash: host_info.hash.clone(),
+    });
     let mut passes = Vec::new();
     for config in recipe.passes.iter().filter(|p| p.enabled) {
         if let Some(pass) = registry.pass(&config.name) {
             let info = pass.info();
-            plugins.push(PluginEntry { kind: "pass".into(), name: info.name, version: info.version, hash: info.hash });
+            plugins.push(PluginEntry {
+                kind: "pass".into(),
+                name: info.name,
+                version: info.version,
+                hash: info.hash,
+            });
         }
         let params = config.params.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
-        passes.push(PassEntry { name: config.name.clone(), params });
+        passes.push(PassEntry {
+            name: config.name.clone(),
+            params,
+        });
     }
     for p in &plugins {
         key_extra.push_str(&format!("{}:{}={}\n", p.kind, p.name, p.hash));
@@ -121,10 +155,19 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     let cache_dir = args.cache_dir.clone().unwrap_or_else(ObjectCache::default_dir);
     let cache = ObjectCache::open(cache_dir)?;
     let mut units: Vec<String> = generation.compile_units.clone();
-    units.extend(runtime_files.iter().filter(|f| f.path.ends_with(".c")).map(|f| f.path.clone()));
+    units.extend(
+        runtime_files
+            .iter()
+            .filter(|f| f.path.ends_with(".c"))
+            .map(|f| f.path.clone()),
+    );
     let jobs: Vec<CompileJob> = units
         .iter()
-        .map(|unit| CompileJob { name: unit.clone(), source: src_dir.join(unit), key_extra: key_extra.clone() })
+        .map(|unit| CompileJob {
+            name: unit.clone(),
+            source: src_dir.join(unit),
+            key_extra: key_extra.clone(),
+        })
         .collect();
     let include_dirs = vec![src_dir.clone(), src_dir.join("runtime"), src_dir.join("guest")];
     let obj_dir = gen_dir.join("obj");
@@ -147,7 +190,10 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     bars.clear();
 
     // The manifest hashes sources and binary; objects are a cache, not part of the generation.
-    let files = hash_files(&gen_dir)?.into_iter().filter(|f| !f.path.starts_with("obj/")).collect();
+    let files = hash_files(&gen_dir)?
+        .into_iter()
+        .filter(|f| !f.path.starts_with("obj/"))
+        .collect();
     plugins.sort_by(|a, b| (&a.kind, &a.name).cmp(&(&b.kind, &b.name)));
     let manifest = Manifest {
         recipe: name.clone(),
@@ -171,8 +217,11 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     eprintln!("rpt: recompiled {} for {host_name}", recipe_path.display());
     eprintln!("  functions lifted: {}, shards: {}", stats.functions, stats.shards);
     eprintln!("  objects: {} compiled, {} reused", report.compiled, report.reused);
-    let mut times: Vec<String> =
-        stats.timings.iter().map(|(stage, d)| format!("{} {}", stage.name(), format_duration(*d))).collect();
+    let mut times: Vec<String> = stats
+        .timings
+        .iter()
+        .map(|(stage, d)| format!("{} {}", stage.name(), format_duration(*d)))
+        .collect();
     times.push(format!("compile {}", format_duration(compile_time)));
     times.push(format!("link {}", format_duration(link_time)));
     eprintln!("  time: {}", times.join(", "));
@@ -180,7 +229,7 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     for note in &generation.notes {
         eprintln!("  note at {:#010x}: {}", note.addr.0, note.message);
     }
-    Ok(Recompiled { generation: gen_dir, binary, host })
+    Ok(Recompiled { binary, host })
 }
 
 /// Recompiles, then runs the binary with the guest's arguments; its exit status becomes rpt's.

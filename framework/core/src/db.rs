@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use rpt_recipe::Recipe;
 use rpt_ir::GuestAddr;
+use rpt_recipe::Recipe;
 
 use crate::Registry;
 
@@ -26,7 +26,10 @@ pub struct RptDb {
 impl RptDb {
     /// A fresh database over these plugins.
     pub fn new(registry: Registry) -> RptDb {
-        RptDb { registry: Arc::new(registry), storage: salsa::Storage::default() }
+        RptDb {
+            registry: Arc::new(registry),
+            storage: salsa::Storage::default(),
+        }
     }
 
     /// A fresh database that reports every query execution to `on_execute` (for tests that assert reuse).
@@ -36,7 +39,10 @@ impl RptDb {
                 on_execute(format!("{database_key:?}"));
             }
         })));
-        RptDb { registry: Arc::new(registry), storage }
+        RptDb {
+            registry: Arc::new(registry),
+            storage,
+        }
     }
 }
 
@@ -71,5 +77,6 @@ pub struct Session {
 #[salsa::interned(debug)]
 pub struct FunctionId<'db> {
     /// The entry address.
+    #[returns(copy)]
     pub addr: GuestAddr,
 }

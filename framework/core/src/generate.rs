@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use rpt_api::Severity;
 use rpt_ir::GuestAddr;
 
-use crate::queries::{guest_plugin, ProgramFacts};
+use crate::queries::{ProgramFacts, guest_plugin};
 use crate::{
     CoreError, FunctionId, RptDb, Session, cpu_header, function_c, function_table_c, image_c, lifted_function,
     listing_text, optimized_function, program_facts, shard_text,
@@ -114,10 +114,18 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
     let facts = program_facts(db, s).clone()?;
     progress(Stage::Discover, 1, 1);
     timed(Stage::Discover, started);
-    let mut fatal: Vec<rpt_api::Diagnostic> =
-        facts.diagnostics.iter().filter(|d| d.severity == Severity::Error).cloned().collect();
-    let mut notes: Vec<rpt_api::Diagnostic> =
-        facts.diagnostics.iter().filter(|d| d.severity != Severity::Error).cloned().collect();
+    let mut fatal: Vec<rpt_api::Diagnostic> = facts
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .cloned()
+        .collect();
+    let mut notes: Vec<rpt_api::Diagnostic> = facts
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity != Severity::Error)
+        .cloned()
+        .collect();
 
     let started = Instant::now();
     let lifted = parallel_over_functions(db, s, &facts, Stage::Lift, progress, |db, addr| {
@@ -126,7 +134,11 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
     timed(Stage::Lift, started);
     for result in &lifted {
         for d in &result.diagnostics {
-            if d.severity == Severity::Error { fatal.push(d.clone()) } else { notes.push(d.clone()) }
+            if d.severity == Severity::Error {
+                fatal.push(d.clone())
+            } else {
+                notes.push(d.clone())
+            }
         }
     }
     if !fatal.is_empty() {
@@ -158,7 +170,10 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
         let text = shard_text(db, s, shard).clone()?;
         let path = format!("shard_{shard:04}.c");
         compile_units.push(path.clone());
-        files.push(GeneratedFile { path, contents: text.as_ref().clone() });
+        files.push(GeneratedFile {
+            path,
+            contents: text.as_ref().clone(),
+        });
     }
     let guest = guest_plugin(db, s)?;
     let platform = &s.recipe(db).platform;
@@ -166,11 +181,23 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
         if extra.path.ends_with(".c") {
             compile_units.push(extra.path.clone());
         }
-        files.push(GeneratedFile { path: extra.path, contents: extra.contents });
+        files.push(GeneratedFile {
+            path: extra.path,
+            contents: extra.contents,
+        });
     }
-    files.push(GeneratedFile { path: "cpu.h".into(), contents: cpu_header(db, s).clone()?.as_ref().clone() });
-    files.push(GeneratedFile { path: "functab.c".into(), contents: function_table_c(db, s).clone()?.as_ref().clone() });
-    files.push(GeneratedFile { path: "image.c".into(), contents: image_c(db, s).clone()?.as_ref().clone() });
+    files.push(GeneratedFile {
+        path: "cpu.h".into(),
+        contents: cpu_header(db, s).clone()?.as_ref().clone(),
+    });
+    files.push(GeneratedFile {
+        path: "functab.c".into(),
+        contents: function_table_c(db, s).clone()?.as_ref().clone(),
+    });
+    files.push(GeneratedFile {
+        path: "image.c".into(),
+        contents: image_c(db, s).clone()?.as_ref().clone(),
+    });
     compile_units.push("functab.c".into());
     compile_units.push("image.c".into());
     files.push(GeneratedFile {
@@ -183,5 +210,10 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
     files.sort_by(|a, b| a.path.cmp(&b.path));
     stats.functions = facts.functions.len();
     stats.shards = shard_count as usize;
-    Ok(Generation { files, compile_units, stats, notes })
+    Ok(Generation {
+        files,
+        compile_units,
+        stats,
+        notes,
+    })
 }

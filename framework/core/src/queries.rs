@@ -18,10 +18,13 @@ use crate::{CoreError, Db, FunctionId, Session};
 
 pub(crate) fn guest_plugin(db: &dyn Db, s: Session) -> Result<Arc<dyn GuestPlugin>, CoreError> {
     let name = &s.recipe(db).guest;
-    db.registry().guest(name).cloned().ok_or_else(|| CoreError::UnknownGuest {
-        name: name.clone(),
-        known: db.registry().guest_names().join(", "),
-    })
+    db.registry()
+        .guest(name)
+        .cloned()
+        .ok_or_else(|| CoreError::UnknownGuest {
+            name: name.clone(),
+            known: db.registry().guest_names().join(", "),
+        })
 }
 
 /// The guest image, loaded by the guest plugin.
@@ -78,7 +81,11 @@ pub fn program_facts(db: &dyn Db, s: Session) -> Result<Arc<ProgramFacts>, CoreE
 
 fn verify(func: &Function, facts: &ProgramFacts) -> Result<(), String> {
     let callees: BTreeSet<GuestAddr> = facts.functions.iter().chain(facts.externs.keys()).copied().collect();
-    let ctx = VerifyContext { state: &facts.state, helpers: Some(&facts.helpers), callees: Some(&callees) };
+    let ctx = VerifyContext {
+        state: &facts.state,
+        helpers: Some(&facts.helpers),
+        callees: Some(&callees),
+    };
     verify_function(func, ctx).map_err(|e| e.to_string())
 }
 
@@ -121,23 +128,36 @@ pub fn optimized_function<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) 
     let lifted = lifted_function(db, s, f).clone()?;
     let facts = program_facts(db, s).clone()?;
     let mut func = lifted.function.clone();
+    let entry = func.entry;
     for config in s.recipe(db).passes.iter().filter(|p| p.enabled) {
         let pass = db.registry().pass(&config.name).ok_or_else(|| CoreError::UnknownPass {
             name: config.name.clone(),
             known: none_if_empty(db.registry().pass_names()),
         })?;
         let params = pass_params(&config.params);
-        let fail = |message: String| CoreError::Pass { pass: config.name.clone(), function: func.entry, message };
-        pass.run(&mut func, &facts.state, &params).map_err(|e| fail(e.to_string()))?;
+        let fail = |message: String| CoreError::Pass {
+            pass: config.name.clone(),
+            function: entry,
+            message,
+        };
+        pass.run(&mut func, &facts.state, &params)
+            .map_err(|e| fail(e.to_string()))?;
         verify(&func, &facts).map_err(|errors| {
-            fail(format!("the result does not verify:\n{errors}\n{}", function_to_string(&func, &facts.state)))
+            fail(format!(
+                "the result does not verify:\n{errors}\n{}",
+                function_to_string(&func, &facts.state)
+            ))
         })?;
     }
     Ok(Arc::new(func))
 }
 
 fn none_if_empty(names: Vec<String>) -> String {
-    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    }
 }
 
 /// One function's C definition.
@@ -154,7 +174,10 @@ pub fn function_c<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> Resul
     };
     rpt_emit_c::emit_function(&func, &ctx)
         .map(Arc::new)
-        .map_err(|e| CoreError::Emit { function: func.entry, message: e.to_string() })
+        .map_err(|e| CoreError::Emit {
+            function: func.entry,
+            message: e.to_string(),
+        })
 }
 
 /// The C text of one shard: the functions whose address hashes to it, in address order.
@@ -163,7 +186,11 @@ pub fn shard_text(db: &dyn Db, s: Session, shard: u32) -> Result<Arc<String>, Co
     let facts = program_facts(db, s).clone()?;
     let count = s.recipe(db).shards;
     let mut emitted = Vec::new();
-    for addr in facts.functions.iter().filter(|a| rpt_emit_c::shard_of(**a, count) == shard) {
+    for addr in facts
+        .functions
+        .iter()
+        .filter(|a| rpt_emit_c::shard_of(**a, count) == shard)
+    {
         emitted.push(function_c(db, s, FunctionId::new(db, *addr)).clone()?);
     }
     let refs: Vec<&EmittedFunction> = emitted.iter().map(|e| e.as_ref()).collect();
@@ -174,14 +201,22 @@ pub fn shard_text(db: &dyn Db, s: Session, shard: u32) -> Result<Arc<String>, Co
 #[salsa::tracked(returns(ref))]
 pub fn cpu_header(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreError> {
     let facts = program_facts(db, s).clone()?;
-    Ok(Arc::new(rpt_emit_c::cpu_header(&facts.state, facts.memory, &facts.helpers)))
+    Ok(Arc::new(rpt_emit_c::cpu_header(
+        &facts.state,
+        facts.memory,
+        &facts.helpers,
+    )))
 }
 
 /// The generated `functab.c`.
 #[salsa::tracked(returns(ref))]
 pub fn function_table_c(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreError> {
     let facts = program_facts(db, s).clone()?;
-    Ok(Arc::new(rpt_emit_c::function_table(&facts.functions, &facts.externs, facts.entry)))
+    Ok(Arc::new(rpt_emit_c::function_table(
+        &facts.functions,
+        &facts.externs,
+        facts.entry,
+    )))
 }
 
 /// The generated `image.c`.

@@ -1,1 +1,78 @@
-//! The C backend: IR to C shards, the CPU header, the function table and the listing.
+//! The C backend: IR to C shards, the CPU header, the function table, the image and the listing.
+//!
+//! Everything here is a pure function from IR and plugin data to text, following the
+//! contract in `docs/c-abi.md`: the same input always gives the same bytes (maps are
+//! ordered, nothing reads the clock or the file system). Compiling the text is
+//! `rpt-build`'s job; the C runtime the text calls into is `rpt-runtime`.
+//!
+//! - [`emit_function`] turns one lifted function into one C function definition.
+//! - [`shard_source`], [`cpu_header`], [`function_table`], [`image_source`] and
+//!   [`listing`] write the files of a generation's `src/`.
+//! - [`shard_of`] places a function in a shard by a hash of its address, so adding a
+//!   function never moves another one (and never invalidates another shard's object).
+
+#![deny(missing_docs)]
+
+mod ctype;
+mod files;
+mod function;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rpt_api::MemoryModel;
+use rpt_ir::{GuestAddr, HelperDecl, StateDesc};
+
+pub use files::{cpu_header, function_table, image_source, listing, shard_of, shard_source};
+pub use function::emit_function;
+
+/// Hex sha256 of the emitter's own sources; part of every object cache key and manifest,
+/// so C written by an older emitter is never mistaken for C written by this one.
+pub const EMITTER_HASH: &str = env!("RPT_SOURCE_HASH");
+
+/// What a function is emitted against: the register file, helpers, externs and memory model.
+#[derive(Clone, Copy, Debug)]
+pub struct EmitContext<'a> {
+    /// The guest register file; slots become fields of `struct cpu`.
+    pub state: &'a StateDesc,
+    /// Declared runtime helpers by name; a call to anything else is an error.
+    pub helpers: &'a BTreeMap<String, HelperDecl>,
+    /// Platform externs by address with their C symbol; direct calls to these addresses use the symbol.
+    pub externs: &'a BTreeMap<GuestAddr, String>,
+    /// The guest's memory model (address width and byte order).
+    pub memory: MemoryModel,
+    /// The listing file named in `#line` directives (`my-game.lst`).
+    pub listing_name: &'a str,
+}
+
+/// One emitted C function and the functions it names.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EmittedFunction {
+    /// The guest address of the function (its C name is `f_<8 hex digits>`).
+    pub entry: GuestAddr,
+    /// One C function definition, ending in a newline.
+    pub text: String,
+    /// The lifted functions and externs it calls or tail-calls directly, by address,
+    /// so the shard can declare their prototypes.
+    pub callees: BTreeSet<GuestAddr>,
+}
+
+/// Why a function cannot be emitted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EmitError {
+    /// An operation the C backend does not implement yet (x87 `f80` arithmetic, paired singles).
+    #[error("{}: the C backend does not support {what} yet", function.function_name())]
+    Unsupported {
+        /// The function being emitted.
+        function: GuestAddr,
+        /// The operation, as IR text (`fadd.rne on f80`).
+        what: String,
+    },
+    /// IR the verifier would reject: an undefined value, a missing block, an undeclared helper.
+    #[error("{}: malformed IR: {what}", function.function_name())]
+    Malformed {
+        /// The function being emitted.
+        function: GuestAddr,
+        /// What is wrong.
+        what: String,
+    },
+}

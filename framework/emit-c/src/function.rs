@@ -1,0 +1,988 @@
+//! One IR function to one C function.
+//!
+//! Shape of the output:
+//!
+//! ```c
+//! #line 4198400 "demo.lst"
+//! void f_00401000(struct cpu *restrict c)
+//! {
+//!     uint8_t *const mb = rpt_mem;
+//!     uint32_t v7;
+//! #line 4198400 "demo.lst"
+//!     uint32_t v0 = c->esp; uint32_t v1 = v0 - 0x4u; ...
+//! block1:;
+//! #line 4198403 "demo.lst"
+//!     ...
+//! }
+//! ```
+//!
+//! - Blocks are written in reverse postorder, so every SSA definition precedes its uses
+//!   in the text, and each value becomes a C local declared where it is defined. Block
+//!   parameters are declared at the top and assigned by the jumps into their block.
+//! - All statements of one guest instruction share one physical line right after the
+//!   instruction's `#line <pc>`: the line table then maps every host instruction to
+//!   exactly the guest instruction it came from, whatever the number of statements.
+//! - Values nobody uses are not written (their instructions are pure), which keeps
+//!   clang's unused-variable warnings away from raw lifter output.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use rpt_ir::{
+    AddrSpace, BinaryOp, Block, BlockCall, CallTarget, ConvOp, Endian, ExitReason, FBinaryOp, FConvOp, FUnaryOp,
+    FloatCC, Function, GuestAddr, InstKind, IntCC, Rounding, SlotId, SlotLayout, Terminator, Type, UnaryOp, Value,
+};
+
+use crate::ctype::{Int, access_name, c_string, c_type, field_name, int_literal};
+use crate::{EmitContext, EmitError, EmittedFunction};
+
+/// Emits one function as a C definition, per `docs/c-abi.md`.
+pub fn emit_function(func: &Function, ctx: &EmitContext) -> Result<EmittedFunction, EmitError> {
+    let mut e = FnEmitter::new(func, ctx)?;
+    e.emit_body()?;
+    Ok(e.finish())
+}
+
+/// Where a value is defined.
+#[derive(Clone, Copy)]
+enum Def {
+    Param { block: usize, index: usize },
+    Inst { block: usize, index: usize },
+}
+
+struct FnEmitter<'a> {
+    func: &'a Function,
+    ctx: &'a EmitContext<'a>,
+    /// Reachable blocks in reverse postorder.
+    order: Vec<usize>,
+    /// Whether each value is needed (read by something that is emitted).
+    live: Vec<bool>,
+    /// Blocks some emitted jump goes to, which therefore need a label.
+    targets: BTreeSet<usize>,
+    callees: BTreeSet<GuestAddr>,
+    uses_memory_base: bool,
+    body: String,
+    /// Statements of the physical line being built.
+    line: Vec<String>,
+    /// The guest pc of the instruction in progress at the end of each block (its last
+    /// `mark`, else the one in progress when it was entered), filled in as blocks are written.
+    exit_pc: Vec<Option<u64>>,
+    /// The immediate dominator of each reachable block.
+    idom: Vec<Option<Block>>,
+}
+
+impl<'a> FnEmitter<'a> {
+    fn new(func: &'a Function, ctx: &'a EmitContext<'a>) -> Result<FnEmitter<'a>, EmitError> {
+        let mut e = FnEmitter {
+            func,
+            ctx,
+            order: Vec::new(),
+            live: vec![false; func.value_types.len()],
+            targets: BTreeSet::new(),
+            callees: BTreeSet::new(),
+            uses_memory_base: false,
+            body: String::new(),
+            line: Vec::new(),
+            exit_pc: vec![None; func.blocks.len()],
+            idom: Vec::new(),
+        };
+        if func.blocks.is_empty() {
+            return Err(e.malformed("the function has no blocks".to_string()));
+        }
+        if !func.blocks[0].params.is_empty() {
+            return Err(e.malformed("block0 (the entry) takes parameters".to_string()));
+        }
+        e.order = e.reverse_postorder()?;
+        e.idom = rpt_ir::verify::dominators(func);
+        e.compute_liveness()?;
+        for &b in &e.order {
+            for dest in func.blocks[b].term.successors() {
+                e.targets.insert(dest.block.index());
+            }
+        }
+        Ok(e)
+    }
+
+    fn malformed(&self, what: String) -> EmitError {
+        EmitError::Malformed {
+            function: self.func.entry,
+            what,
+        }
+    }
+
+    fn unsupported(&self, what: String) -> EmitError {
+        EmitError::Unsupported {
+            function: self.func.entry,
+            what,
+        }
+    }
+
+    fn block_exists(&self, b: Block) -> Result<usize, EmitError> {
+        if b.index() < self.func.blocks.len() {
+            Ok(b.index())
+        } else {
+            Err(self.malformed(format!("a jump to {b}, which does not exist")))
+        }
+    }
+
+    fn reverse_postorder(&self) -> Result<Vec<usize>, EmitError> {
+        let n = self.func.blocks.len();
+        let mut seen = vec![false; n];
+        let mut post = Vec::with_capacity(n);
+        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        seen[0] = true;
+        while let Some((b, i)) = stack.pop() {
+            let succs = self.func.blocks[b].term.successors();
+            // Successors are visited last to first, so that reversing the postorder puts
+            // them first to last: a branch's `then` block follows it in the text.
+            if let Some(s) = succs.len().checked_sub(i + 1).and_then(|j| succs.get(j)) {
+                stack.push((b, i + 1));
+                let s = self.block_exists(s.block)?;
+                if !seen[s] {
+                    seen[s] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                post.push(b);
+            }
+        }
+        post.reverse();
+        Ok(post)
+    }
+
+    /// Marks every value an emitted statement needs: operands of side effects and
+    /// terminators, then transitively the operands of live values, where a live block
+    /// parameter makes the matching argument of every jump into its block live.
+    fn compute_liveness(&mut self) -> Result<(), EmitError> {
+        let func = self.func;
+        let mut defs: Vec<Option<Def>> = vec![None; func.value_types.len()];
+        let mut incoming: Vec<Vec<&BlockCall>> = vec![Vec::new(); func.blocks.len()];
+        let mut work: Vec<Value> = Vec::new();
+        for &b in &self.order {
+            let data = &func.blocks[b];
+            for (index, p) in data.params.iter().enumerate() {
+                let slot = defs
+                    .get_mut(p.index())
+                    .ok_or_else(|| self.malformed(format!("{p} was never allocated")))?;
+                *slot = Some(Def::Param { block: b, index });
+            }
+            for (index, inst) in data.insts.iter().enumerate() {
+                if let Some(v) = inst.result {
+                    let slot = defs
+                        .get_mut(v.index())
+                        .ok_or_else(|| self.malformed(format!("{v} was never allocated")))?;
+                    *slot = Some(Def::Inst { block: b, index });
+                }
+                if inst.kind.has_side_effects() {
+                    work.extend(inst.kind.operands());
+                }
+            }
+            let mut term_operands = data.term.operands();
+            let arg_count: usize = data.term.successors().iter().map(|d| d.args.len()).sum();
+            term_operands.truncate(term_operands.len() - arg_count);
+            work.extend(term_operands);
+            for dest in data.term.successors() {
+                let target = self.block_exists(dest.block)?;
+                if dest.args.len() != func.blocks[target].params.len() {
+                    return Err(self.malformed(format!(
+                        "{} takes {} arguments but a jump gives {}",
+                        dest.block,
+                        func.blocks[target].params.len(),
+                        dest.args.len()
+                    )));
+                }
+                incoming[target].push(dest);
+            }
+        }
+        while let Some(v) = work.pop() {
+            let Some(live) = self.live.get_mut(v.index()) else {
+                return Err(self.malformed(format!("{v} was never allocated")));
+            };
+            if std::mem::replace(live, true) {
+                continue;
+            }
+            match defs[v.index()] {
+                None => return Err(self.malformed(format!("{v} is used but not defined in any reachable block"))),
+                Some(Def::Inst { block, index }) => work.extend(func.blocks[block].insts[index].kind.operands()),
+                Some(Def::Param { block, index }) => {
+                    for call in &incoming[block] {
+                        work.push(call.args[index]);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn is_live(&self, v: Value) -> bool {
+        self.live.get(v.index()).copied().unwrap_or(false)
+    }
+
+    fn ty(&self, v: Value) -> Result<Type, EmitError> {
+        self.func
+            .value_type(v)
+            .ok_or_else(|| self.malformed(format!("{v} was never allocated")))
+    }
+
+    fn int(&self, v: Value) -> Result<Int, EmitError> {
+        let ty = self.ty(v)?;
+        if ty.is_int() {
+            Ok(Int::new(ty))
+        } else {
+            Err(self.malformed(format!("{v} is {ty}, expected an integer")))
+        }
+    }
+
+    fn slot(&self, slot: SlotId) -> Result<&'a rpt_ir::Slot, EmitError> {
+        self.ctx
+            .state
+            .get(slot)
+            .ok_or_else(|| self.malformed(format!("{slot} is not in the register file")))
+    }
+
+    // ---- text layout
+
+    fn stmt(&mut self, s: String) {
+        self.line.push(s);
+    }
+
+    fn flush_line(&mut self) {
+        if !self.line.is_empty() {
+            self.body.push('\t');
+            self.body.push_str(&self.line.join(" "));
+            self.body.push('\n');
+            self.line.clear();
+        }
+    }
+
+    fn line_directive(&mut self, pc: u64) {
+        self.flush_line();
+        // DWARF line numbers are 32 bits and clang rejects larger `#line` numbers.
+        if pc <= u64::from(u32::MAX) {
+            let _ = writeln!(self.body, "#line {pc} {}", c_string(self.ctx.listing_name));
+        } else {
+            let _ = writeln!(self.body, "\t/* guest pc {pc:#x} */");
+        }
+    }
+
+    // ---- body
+
+    fn emit_body(&mut self) -> Result<(), EmitError> {
+        let func = self.func;
+        let order = self.order.clone();
+        for b in order {
+            let data = &func.blocks[b];
+            if self.targets.contains(&b) {
+                self.flush_line();
+                let _ = writeln!(self.body, "block{b}:;");
+            }
+            // Statements before a block's first mark belong to the guest instruction in
+            // progress when the block is entered: the one its immediate dominator ends in
+            // (written earlier, since reverse postorder puts dominators first).
+            let entry_pc = match self.idom.get(b).copied().flatten() {
+                Some(d) if d.index() != b => self.exit_pc.get(d.index()).copied().flatten(),
+                _ => None,
+            }
+            .unwrap_or(func.entry.0);
+            if !matches!(data.insts.first().map(|i| &i.kind), Some(InstKind::Mark { .. })) {
+                self.line_directive(entry_pc);
+            }
+            let mut pc = entry_pc;
+            for inst in &data.insts {
+                if let InstKind::Mark { pc: at } = inst.kind {
+                    pc = at.0;
+                }
+                self.inst(inst.result, &inst.kind)?;
+            }
+            self.exit_pc[b] = Some(pc);
+            self.terminator(&data.term)?;
+        }
+        self.flush_line();
+        Ok(())
+    }
+
+    fn finish(self) -> EmittedFunction {
+        let mut text = String::new();
+        let entry = self.func.entry;
+        if entry.0 <= u64::from(u32::MAX) {
+            let _ = writeln!(text, "#line {} {}", entry.0, c_string(self.ctx.listing_name));
+        }
+        let _ = writeln!(text, "void {}(struct cpu *restrict c)\n{{", entry.function_name());
+        if self.uses_memory_base {
+            text.push_str("\tuint8_t *const mb = rpt_mem;\n");
+        }
+        for &b in &self.order {
+            for &p in &self.func.blocks[b].params {
+                if self.is_live(p) {
+                    // The type was checked when the parameter was first used.
+                    let ty = self.func.value_type(p).unwrap_or(Type::I1);
+                    let _ = writeln!(text, "\t{} {p};", c_type(ty));
+                }
+            }
+        }
+        text.push_str(&self.body);
+        text.push_str("}\n");
+        EmittedFunction {
+            entry,
+            text,
+            callees: self.callees,
+        }
+    }
+
+    fn define(&mut self, result: Option<Value>, expr: String) -> Result<(), EmitError> {
+        let v =
+            result.ok_or_else(|| self.malformed("an instruction that produces a value defines none".to_string()))?;
+        let ty = self.ty(v)?;
+        self.stmt(format!("{} {v} = {expr};", c_type(ty)));
+        Ok(())
+    }
+
+    fn inst(&mut self, result: Option<Value>, kind: &InstKind) -> Result<(), EmitError> {
+        if let InstKind::Mark { pc } = kind {
+            self.line_directive(pc.0);
+            return Ok(());
+        }
+        if !kind.has_side_effects() && !result.is_some_and(|v| self.is_live(v)) {
+            return Ok(());
+        }
+        match kind {
+            InstKind::Mark { .. } => Ok(()),
+            InstKind::Iconst { ty, imm } => {
+                if !ty.is_int() {
+                    return Err(self.malformed(format!("iconst of {ty}")));
+                }
+                self.define(result, int_literal(*ty, *imm))
+            }
+            InstKind::Fconst { ty, bits } => {
+                let e = self.fconst(*ty, *bits)?;
+                self.define(result, e)
+            }
+            InstKind::Unary { op, arg } => {
+                let e = self.unary(*op, *arg)?;
+                self.define(result, e)
+            }
+            InstKind::Binary { op, args } => {
+                let e = self.binary(*op, args[0], args[1])?;
+                self.define(result, e)
+            }
+            InstKind::Icmp { cond, args } => {
+                let e = self.icmp(*cond, args[0], args[1])?;
+                self.define(result, e)
+            }
+            InstKind::Select {
+                cond,
+                if_true,
+                if_false,
+            } => self.define(result, format!("{cond} ? {if_true} : {if_false}")),
+            InstKind::Convert { op, arg, to } => {
+                let e = self.convert(*op, *arg, *to)?;
+                self.define(result, e)
+            }
+            InstKind::FBinary { op, rounding, args } => {
+                let e = self.fbinary(*op, *rounding, args[0], args[1])?;
+                self.define(result, e)
+            }
+            InstKind::FUnary { op, rounding, arg } => {
+                let e = self.funary(*op, *rounding, *arg)?;
+                self.define(result, e)
+            }
+            InstKind::Fcmp { cond, args } => {
+                let e = self.fcmp(*cond, args[0], args[1])?;
+                self.define(result, e)
+            }
+            InstKind::FConvert { op, rounding, arg, to } => {
+                let e = self.fconvert(*op, *rounding, *arg, *to)?;
+                self.define(result, e)
+            }
+            InstKind::GetSlot { slot } => {
+                let e = self.get_slot(*slot)?;
+                self.define(result, e)
+            }
+            InstKind::SetSlot { slot, value } => {
+                let s = self.set_slot(*slot, *value)?;
+                self.stmt(s);
+                Ok(())
+            }
+            InstKind::GetIndexed { slot, index } => {
+                let e = self.indexed(*slot, *index)?;
+                self.define(result, e)
+            }
+            InstKind::SetIndexed { slot, index, value } => {
+                let place = self.indexed(*slot, *index)?;
+                self.stmt(format!("{place} = {value};"));
+                Ok(())
+            }
+            InstKind::Load {
+                ty,
+                endian,
+                space,
+                addr,
+            } => {
+                let e = self.load(*ty, *endian, *space, *addr)?;
+                self.define(result, e)
+            }
+            InstKind::Store {
+                endian,
+                space,
+                addr,
+                value,
+            } => {
+                let s = self.store(*endian, *space, *addr, *value)?;
+                self.stmt(s);
+                Ok(())
+            }
+            InstKind::CallHelper { helper, args } => self.call_helper(result, helper, args),
+        }
+    }
+
+    // ---- integers
+
+    fn unary(&self, op: UnaryOp, arg: Value) -> Result<String, EmitError> {
+        let t = self.int(arg)?;
+        let a = arg.to_string();
+        let w = t.bits();
+        Ok(match op {
+            UnaryOp::Not => t.fit(&format!("~{}", t.zx(&a))),
+            UnaryOp::Neg => t.fit(&format!("{} - {}", t.lit(0), t.zx(&a))),
+            UnaryOp::Popcnt => {
+                let f = if w > 32 {
+                    "__builtin_popcountll"
+                } else {
+                    "__builtin_popcount"
+                };
+                t.cast(&format!("{f}({a})"))
+            }
+            UnaryOp::Clz => {
+                if w > 32 {
+                    t.cast(&format!("{a} ? __builtin_clzll({a}) : 64"))
+                } else if w == 32 {
+                    t.cast(&format!("{a} ? __builtin_clz({a}) : 32"))
+                } else {
+                    t.cast(&format!("{a} ? __builtin_clz({a}) - {} : {w}", 32 - w))
+                }
+            }
+            UnaryOp::Ctz => {
+                let f = if w > 32 { "__builtin_ctzll" } else { "__builtin_ctz" };
+                t.cast(&format!("{a} ? {f}({a}) : {w}"))
+            }
+            UnaryOp::Bswap => match w {
+                16 | 32 | 64 => format!("__builtin_bswap{w}({a})"),
+                _ => return Err(self.malformed(format!("bswap of a {w}-bit value"))),
+            },
+        })
+    }
+
+    fn binary(&self, op: BinaryOp, a: Value, b: Value) -> Result<String, EmitError> {
+        let t = self.int(a)?;
+        if self.ty(b)? != self.ty(a)? {
+            return Err(self.malformed(format!("{} of {a} and {b}, which differ in type", op.name())));
+        }
+        let (a, b) = (a.to_string(), b.to_string());
+        let w = t.bits();
+        let (za, zb) = (t.zx(&a), t.zx(&b));
+        let (sa, sb) = (t.sx(&a), t.sx(&b));
+        let amount = t.amount(&b);
+        // The complementary amount of a rotate, computed so that it stays in range when `amount` is 0.
+        let back = format!("((0u - {b}) & {}u)", w - 1);
+        Ok(match op {
+            BinaryOp::Add => t.fit(&format!("{za} + {zb}")),
+            BinaryOp::Sub => t.fit(&format!("{za} - {zb}")),
+            BinaryOp::Mul => t.fit(&format!("{za} * {zb}")),
+            BinaryOp::Umulhi => match w {
+                64 => format!("(uint64_t)(((unsigned __int128){a} * {b}) >> 64)"),
+                32 => format!("(uint32_t)(((uint64_t){a} * {b}) >> 32)"),
+                _ => t.fit(&format!("({za} * {zb}) >> {w}")),
+            },
+            BinaryOp::Smulhi => match w {
+                64 => format!("(uint64_t)(((__int128)(int64_t){a} * (int64_t){b}) >> 64)"),
+                32 => format!("(uint32_t)(((int64_t)(int32_t){a} * (int32_t){b}) >> 32)"),
+                // The product of two sign-extended 16-bit values always fits in int32_t.
+                _ => t.cast(&format!("({sa} * {sb}) >> {w}")),
+            },
+            BinaryOp::Udiv => t.fit(&format!("{za} / {zb}")),
+            BinaryOp::Urem => t.fit(&format!("{za} % {zb}")),
+            // Division by zero and MIN / -1 are undefined in the IR as in C; lifters guard them.
+            BinaryOp::Sdiv => t.cast(&format!("{sa} / {sb}")),
+            BinaryOp::Srem => t.cast(&format!("{sa} % {sb}")),
+            // Bitwise results of in-range operands are in range, so a plain cast suffices even for i1.
+            BinaryOp::And => t.narrow(&format!("{a} & {b}")),
+            BinaryOp::Or => t.narrow(&format!("{a} | {b}")),
+            BinaryOp::Xor => t.narrow(&format!("{a} ^ {b}")),
+            BinaryOp::Shl => t.fit(&format!("{za} << {amount}")),
+            BinaryOp::Lshr => t.fit(&format!("{za} >> {amount}")),
+            // `>>` of a negative value is arithmetic in every compiler rpt supports (and in C23).
+            BinaryOp::Ashr => t.cast(&format!("{sa} >> {amount}")),
+            BinaryOp::Rotl => t.fit(&format!("({za} << {amount}) | ({za} >> {back})")),
+            BinaryOp::Rotr => t.fit(&format!("({za} >> {amount}) | ({za} << {back})")),
+        })
+    }
+
+    fn icmp(&self, cond: IntCC, a: Value, b: Value) -> Result<String, EmitError> {
+        let t = self.int(a)?;
+        let (a, b) = (a.to_string(), b.to_string());
+        let (op, signed) = match cond {
+            IntCC::Eq => ("==", false),
+            IntCC::Ne => ("!=", false),
+            IntCC::Ult => ("<", false),
+            IntCC::Ule => ("<=", false),
+            IntCC::Ugt => (">", false),
+            IntCC::Uge => (">=", false),
+            IntCC::Slt => ("<", true),
+            IntCC::Sle => ("<=", true),
+            IntCC::Sgt => (">", true),
+            IntCC::Sge => (">=", true),
+        };
+        Ok(if signed {
+            format!("(uint8_t)({} {op} {})", t.sx(&a), t.sx(&b))
+        } else {
+            format!("(uint8_t)({a} {op} {b})")
+        })
+    }
+
+    fn convert(&self, op: ConvOp, arg: Value, to: Type) -> Result<String, EmitError> {
+        let from = self.ty(arg)?;
+        let a = arg.to_string();
+        let bad = || self.malformed(format!("{} from {from} to {to}", op.name()));
+        Ok(match op {
+            ConvOp::Zext if from.is_int() && to.is_int() && from.bits() < to.bits() => format!("({}){a}", c_type(to)),
+            ConvOp::Sext if from.is_int() && to.is_int() && from.bits() < to.bits() => {
+                format!("({}){}", c_type(to), Int::new(from).sx(&a))
+            }
+            ConvOp::Trunc if from.is_int() && to.is_int() && from.bits() > to.bits() => Int::new(to).cast(&a),
+            ConvOp::Bitcast if from.bits() == to.bits() && from != to => {
+                let bits_of = |ty: Type, x: String| -> Option<String> {
+                    match ty {
+                        Type::I32 | Type::I64 => Some(x),
+                        Type::F32 | Type::F64 | Type::V2F32 => Some(format!("rpt_{}_bits({x})", access_name(ty)?)),
+                        Type::I1 | Type::I8 | Type::I16 | Type::F80 => None,
+                    }
+                };
+                let from_bits = |ty: Type, x: String| -> Option<String> {
+                    match ty {
+                        Type::I32 | Type::I64 => Some(x),
+                        Type::F32 | Type::F64 | Type::V2F32 => Some(format!("rpt_{}_from_bits({x})", access_name(ty)?)),
+                        Type::I1 | Type::I8 | Type::I16 | Type::F80 => None,
+                    }
+                };
+                bits_of(from, a).and_then(|x| from_bits(to, x)).ok_or_else(bad)?
+            }
+            ConvOp::Zext | ConvOp::Sext | ConvOp::Trunc | ConvOp::Bitcast => return Err(bad()),
+        })
+    }
+
+    // ---- floats
+
+    fn float_ty(&self, v: Value, what: &str) -> Result<Type, EmitError> {
+        match self.ty(v)? {
+            t @ (Type::F32 | Type::F64) => Ok(t),
+            t @ (Type::F80 | Type::V2F32) => Err(self.unsupported(format!("{what} on {t}"))),
+            t => Err(self.malformed(format!("{what} on {t}"))),
+        }
+    }
+
+    /// The mode argument of a runtime rounding helper.
+    fn mode(rounding: Rounding) -> &'static str {
+        match rounding {
+            Rounding::Nearest => "RPT_ROUND_NEAREST",
+            Rounding::Zero => "RPT_ROUND_ZERO",
+            Rounding::Up => "RPT_ROUND_UP",
+            Rounding::Down => "RPT_ROUND_DOWN",
+            Rounding::Dynamic => "rpt_guest_rounding(c)",
+        }
+    }
+
+    fn fconst(&self, ty: Type, bits: u128) -> Result<String, EmitError> {
+        // Constants are written as bit patterns: exact for NaN payloads and negative zero alike.
+        Ok(match ty {
+            Type::F32 => format!("rpt_f32_from_bits({:#x}u)", bits as u32),
+            Type::F64 => format!("rpt_f64_from_bits({:#x}ull)", bits as u64),
+            Type::F80 => format!("rpt_f80_from_bits({:#x}ull, {:#x}u)", bits as u64, (bits >> 64) as u16),
+            Type::I1 | Type::I8 | Type::I16 | Type::I32 | Type::I64 | Type::V2F32 => {
+                return Err(self.malformed(format!("fconst of {ty}")));
+            }
+        })
+    }
+
+    fn fbinary(&self, op: FBinaryOp, rounding: Rounding, a: Value, b: Value) -> Result<String, EmitError> {
+        let what = format!("{}.{}", op.name(), rounding.name());
+        let ty = self.float_ty(a, &what)?;
+        let c_op = match op {
+            FBinaryOp::Fadd => "+",
+            FBinaryOp::Fsub => "-",
+            FBinaryOp::Fmul => "*",
+            FBinaryOp::Fdiv => "/",
+        };
+        Ok(match rounding {
+            // The host runs in round-to-nearest-even everywhere outside the runtime's helpers.
+            Rounding::Nearest => format!("{a} {c_op} {b}"),
+            Rounding::Zero | Rounding::Up | Rounding::Down | Rounding::Dynamic => {
+                format!("rpt_{}_{}({a}, {b}, {})", op.name(), ty.name(), Self::mode(rounding))
+            }
+        })
+    }
+
+    fn funary(&self, op: FUnaryOp, rounding: Rounding, arg: Value) -> Result<String, EmitError> {
+        let ty = self.ty(arg)?;
+        let what = format!("{}.{} on {ty}", op.name(), rounding.name());
+        let suffix = match ty {
+            Type::F32 => "f",
+            Type::F64 => "",
+            Type::F80 => "l",
+            Type::V2F32 => return Err(self.unsupported(what)),
+            Type::I1 | Type::I8 | Type::I16 | Type::I32 | Type::I64 => return Err(self.malformed(what)),
+        };
+        Ok(match op {
+            // Sign operations are exact bit operations in any rounding, f80 included.
+            FUnaryOp::Fneg => format!("-{arg}"),
+            FUnaryOp::Fabs => format!("__builtin_fabs{suffix}({arg})"),
+            FUnaryOp::Fsqrt => match (ty, rounding) {
+                (Type::F80, _) => return Err(self.unsupported(what)),
+                (_, Rounding::Nearest) => format!("__builtin_sqrt{suffix}({arg})"),
+                (_, Rounding::Zero | Rounding::Up | Rounding::Down | Rounding::Dynamic) => {
+                    format!("rpt_fsqrt_{}({arg}, {})", ty.name(), Self::mode(rounding))
+                }
+            },
+        })
+    }
+
+    fn fcmp(&self, cond: FloatCC, a: Value, b: Value) -> Result<String, EmitError> {
+        let ty = self.ty(a)?;
+        // Comparisons are exact, so f80 (the host's long double on x86) is fine here.
+        if !ty.is_float() {
+            return Err(if ty == Type::V2F32 {
+                self.unsupported(format!("fcmp {} on {ty}", cond.name()))
+            } else {
+                self.malformed(format!("fcmp on {ty}"))
+            });
+        }
+        Ok(match cond {
+            FloatCC::Eq => format!("(uint8_t)({a} == {b})"),
+            FloatCC::Lt => format!("(uint8_t)({a} < {b})"),
+            FloatCC::Le => format!("(uint8_t)({a} <= {b})"),
+            FloatCC::Uno => format!("(uint8_t)__builtin_isunordered({a}, {b})"),
+        })
+    }
+
+    fn fconvert(&self, op: FConvOp, rounding: Rounding, arg: Value, to: Type) -> Result<String, EmitError> {
+        let from = self.ty(arg)?;
+        let what = format!("{}.{} from {from} to {to}", op.name(), rounding.name());
+        let a = arg.to_string();
+        let mode = Self::mode(rounding);
+        match op {
+            FConvOp::Fconvert => match (from, to, rounding) {
+                (Type::F32, Type::F64, _) => Ok(format!("(double){a}")),
+                (Type::F64, Type::F32, Rounding::Nearest) => Ok(format!("(float){a}")),
+                (Type::F64, Type::F32, _) => Ok(format!("rpt_fconvert_f64_f32({a}, {mode})")),
+                (Type::F80, _, _) | (_, Type::F80, _) => Err(self.unsupported(what)),
+                _ => Err(self.malformed(what)),
+            },
+            FConvOp::SintToFloat | FConvOp::UintToFloat => {
+                let mantissa = match to {
+                    Type::F32 => 24,
+                    Type::F64 => 53,
+                    Type::F80 => return Err(self.unsupported(what)),
+                    Type::I1 | Type::I8 | Type::I16 | Type::I32 | Type::I64 | Type::V2F32 => {
+                        return Err(self.malformed(what));
+                    }
+                };
+                if !from.is_int() || from == Type::I1 {
+                    return Err(self.malformed(what));
+                }
+                let t = Int::new(from);
+                let signed = op == FConvOp::SintToFloat;
+                let (value, magnitude_bits) = if signed {
+                    (t.sx(&a), t.bits() - 1)
+                } else {
+                    (t.zx(&a), t.bits())
+                };
+                if rounding == Rounding::Nearest || magnitude_bits <= mantissa {
+                    // Either the host's default rounding is the one asked for, or the conversion is exact.
+                    Ok(format!("({}){value}", c_type(to)))
+                } else if signed {
+                    Ok(format!("rpt_i64_to_{}({value}, {mode})", to.name()))
+                } else {
+                    Ok(format!("rpt_u64_to_{}({value}, {mode})", to.name()))
+                }
+            }
+            FConvOp::FloatToSint => {
+                match from {
+                    Type::F32 | Type::F64 => {}
+                    Type::F80 => return Err(self.unsupported(what)),
+                    Type::I1 | Type::I8 | Type::I16 | Type::I32 | Type::I64 | Type::V2F32 => {
+                        return Err(self.malformed(what));
+                    }
+                }
+                if !to.is_int() || to == Type::I1 {
+                    return Err(self.malformed(what));
+                }
+                let t = Int::new(to);
+                // Out-of-range inputs are undefined in the IR; lifters check ranges first.
+                Ok(match rounding {
+                    Rounding::Zero if t.bits() > 32 => format!("(uint64_t)(int64_t){a}"),
+                    Rounding::Zero => t.cast(&format!("(int32_t){a}")),
+                    Rounding::Nearest | Rounding::Up | Rounding::Down | Rounding::Dynamic => {
+                        t.cast(&format!("rpt_ftosi_f64({a}, {mode})"))
+                    }
+                })
+            }
+        }
+    }
+
+    // ---- state
+
+    fn get_slot(&self, slot: SlotId) -> Result<String, EmitError> {
+        let s = self.slot(slot)?;
+        match s.layout {
+            SlotLayout::Plain => Ok(format!("c->{}", field_name(&s.name))),
+            SlotLayout::Packed { parent, lsb, bits } => {
+                let p = self.slot(parent)?;
+                let name = field_name(&p.name);
+                // The masked field fits the slot's type, so a plain cast is exact.
+                let mask = int_literal(p.ty, field_mask(bits));
+                Ok(format!(
+                    "({})({} & {mask})",
+                    c_type(s.ty),
+                    shifted(&format!("c->{name}"), ">>", lsb)
+                ))
+            }
+            SlotLayout::Array { .. } => Err(self.malformed(format!("get of array slot %{} without an index", s.name))),
+        }
+    }
+
+    fn set_slot(&self, slot: SlotId, value: Value) -> Result<String, EmitError> {
+        let s = self.slot(slot)?;
+        match s.layout {
+            SlotLayout::Plain => Ok(format!("c->{} = {value};", field_name(&s.name))),
+            SlotLayout::Packed { parent, lsb, bits } => {
+                let p = self.slot(parent)?;
+                let pt = Int::new(p.ty);
+                let field = field_mask(bits);
+                let keep = !(field << lsb) & p.ty.mask();
+                let wide = if pt.bits() > 32 { "uint64_t" } else { "uint32_t" };
+                let name = field_name(&p.name);
+                Ok(format!(
+                    "c->{name} = {};",
+                    pt.fit(&format!(
+                        "(c->{name} & {}) | {}",
+                        int_literal(p.ty, keep),
+                        shifted(&format!("(({wide}){value} & {})", int_literal(p.ty, field)), "<<", lsb)
+                    ))
+                ))
+            }
+            SlotLayout::Array { .. } => Err(self.malformed(format!("set of array slot %{} without an index", s.name))),
+        }
+    }
+
+    fn indexed(&self, slot: SlotId, index: Value) -> Result<String, EmitError> {
+        let s = self.slot(slot)?;
+        let SlotLayout::Array { len } = s.layout else {
+            return Err(self.malformed(format!("indexed access to %{}, which is not an array", s.name)));
+        };
+        if len == 0 {
+            return Err(self.malformed(format!("array slot %{} has no elements", s.name)));
+        }
+        self.int(index)?;
+        Ok(format!("c->{}[{index} % {len}u]", field_name(&s.name)))
+    }
+
+    // ---- memory
+
+    fn load(&mut self, ty: Type, endian: Endian, space: AddrSpace, addr: Value) -> Result<String, EmitError> {
+        self.int(addr)?;
+        let Some(name) = access_name(ty) else {
+            return Err(self.malformed(format!("load of {ty}")));
+        };
+        let order = endian.name();
+        if space == AddrSpace::RAM {
+            self.uses_memory_base = true;
+            return Ok(format!("rpt_load_{name}_{order}_at(mb, {addr})"));
+        }
+        let bytes = ty.bits() / 8;
+        let raw = format!("rpt_load_space(c, {}u, {addr}, {bytes}u)", space.0);
+        let int_ty = match ty {
+            Type::I8 | Type::I16 | Type::I32 | Type::I64 => ty,
+            Type::F32 => Type::I32,
+            Type::F64 | Type::V2F32 => Type::I64,
+            Type::I1 | Type::F80 => return Err(self.unsupported(format!("load of {ty} from {space}"))),
+        };
+        let mut value = format!("({}){raw}", c_type(int_ty));
+        if endian == Endian::Big && bytes > 1 {
+            value = format!("__builtin_bswap{}({value})", int_ty.bits());
+        }
+        Ok(if int_ty == ty {
+            value
+        } else {
+            format!("rpt_{name}_from_bits({value})")
+        })
+    }
+
+    fn store(&mut self, endian: Endian, space: AddrSpace, addr: Value, value: Value) -> Result<String, EmitError> {
+        self.int(addr)?;
+        let ty = self.ty(value)?;
+        let Some(name) = access_name(ty) else {
+            return Err(self.malformed(format!("store of {ty}")));
+        };
+        let order = endian.name();
+        if space == AddrSpace::RAM {
+            self.uses_memory_base = true;
+            return Ok(format!("rpt_store_{name}_{order}_at(mb, {addr}, {value});"));
+        }
+        let bytes = ty.bits() / 8;
+        let mut bits = match ty {
+            Type::I8 | Type::I16 | Type::I32 | Type::I64 => value.to_string(),
+            Type::F32 | Type::F64 | Type::V2F32 => format!("rpt_{name}_bits({value})"),
+            Type::I1 | Type::F80 => return Err(self.unsupported(format!("store of {ty} to {space}"))),
+        };
+        if endian == Endian::Big && bytes > 1 {
+            bits = format!("__builtin_bswap{}({bits})", ty.bits());
+        }
+        Ok(format!("rpt_store_space(c, {}u, {addr}, {bytes}u, {bits});", space.0))
+    }
+
+    fn call_helper(&mut self, result: Option<Value>, helper: &str, args: &[Value]) -> Result<(), EmitError> {
+        let Some(decl) = self.ctx.helpers.get(helper) else {
+            return Err(self.malformed(format!("call to undeclared helper @{helper}")));
+        };
+        if !rpt_ir::is_identifier(helper) {
+            return Err(self.malformed(format!("helper name @{helper} is not a C identifier")));
+        }
+        if decl.params.len() != args.len() {
+            return Err(self.malformed(format!(
+                "@{helper} takes {} arguments, given {}",
+                decl.params.len(),
+                args.len()
+            )));
+        }
+        let mut call = format!("rpt_helper_{helper}(c");
+        for a in args {
+            let _ = write!(call, ", {a}");
+        }
+        call.push(')');
+        match result {
+            Some(v) if self.is_live(v) => self.define(Some(v), call),
+            _ => {
+                self.stmt(format!("{call};"));
+                Ok(())
+            }
+        }
+    }
+
+    // ---- terminators
+
+    fn callee(&mut self, addr: GuestAddr) -> Result<String, EmitError> {
+        self.callees.insert(addr);
+        match self.ctx.externs.get(&addr) {
+            Some(symbol) if rpt_ir::is_identifier(symbol) => Ok(symbol.clone()),
+            Some(symbol) => Err(self.malformed(format!("extern symbol {symbol:?} is not a C identifier"))),
+            None => Ok(addr.function_name()),
+        }
+    }
+
+    /// Assigns a jump's arguments to the target's (live) parameters and jumps.
+    fn jump(&self, call: &BlockCall) -> Result<String, EmitError> {
+        let target = self.block_exists(call.block)?;
+        let params = &self.func.blocks[target].params;
+        let moves: Vec<(Value, Value)> = params
+            .iter()
+            .zip(&call.args)
+            .filter(|(p, a)| self.is_live(**p) && p != a)
+            .map(|(p, a)| (*p, *a))
+            .collect();
+        let goto = format!("goto block{target};");
+        if moves.is_empty() {
+            return Ok(goto);
+        }
+        let mut s = String::from("{ ");
+        // Arguments that are themselves parameters being assigned must be read before any is overwritten.
+        let parallel = moves.iter().any(|(_, a)| moves.iter().any(|(p, _)| p == a));
+        if parallel {
+            for (i, (p, a)) in moves.iter().enumerate() {
+                let _ = write!(s, "{} t{i} = {a}; ", c_type(self.ty(*p)?));
+            }
+            for (i, (p, _)) in moves.iter().enumerate() {
+                let _ = write!(s, "{p} = t{i}; ");
+            }
+        } else {
+            for (p, a) in &moves {
+                let _ = write!(s, "{p} = {a}; ");
+            }
+        }
+        s.push_str(&goto);
+        s.push_str(" }");
+        Ok(s)
+    }
+
+    fn terminator(&mut self, term: &Terminator) -> Result<(), EmitError> {
+        let s = match term {
+            Terminator::Jump(dest) => self.jump(dest)?,
+            Terminator::Branch {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
+                format!("if ({cond}) {} else {}", self.jump(then_dest)?, self.jump(else_dest)?)
+            }
+            Terminator::Switch { index, cases, default } => {
+                self.int(*index)?;
+                let mut s = format!("switch ({index}) {{ ");
+                for (i, case) in cases.iter().enumerate() {
+                    let _ = write!(s, "case {i}: {} ", self.jump(case)?);
+                }
+                let _ = write!(s, "default: {} }}", self.jump(default)?);
+                s
+            }
+            Terminator::Call { target, cont } => {
+                let call = match target {
+                    CallTarget::Direct(addr) => format!("{}(c);", self.callee(*addr)?),
+                    CallTarget::Indirect(v) => format!("rpt_dispatch(c, {v});"),
+                };
+                format!("{call} {}", self.jump(cont)?)
+            }
+            Terminator::Return => "return;".to_string(),
+            // musttail makes a guest tail jump a host jump, so chains of them cannot grow the host stack.
+            Terminator::TailCall {
+                target: CallTarget::Direct(addr),
+            } => {
+                format!("__attribute__((musttail)) return {}(c);", self.callee(*addr)?)
+            }
+            Terminator::TailCall {
+                target: CallTarget::Indirect(v),
+            } => {
+                format!("{{ rpt_fn t = rpt_resolve(c, {v}); __attribute__((musttail)) return t(c); }}")
+            }
+            Terminator::Exit { pc, reason } => {
+                self.int(*pc)?;
+                format!("rpt_exit(c, {pc}, {});", exit_reason(*reason))
+            }
+            Terminator::Unreachable => format!("rpt_unreachable(c, {:#x}ull);", self.func.entry.0),
+        };
+        self.stmt(s);
+        Ok(())
+    }
+}
+
+/// `x <op> n`, or just `x` when `n` is 0 (which keeps generated field access readable).
+fn shifted(x: &str, op: &str, n: u8) -> String {
+    if n == 0 {
+        x.to_string()
+    } else {
+        format!("({x} {op} {n})")
+    }
+}
+
+/// The mask of a `bits`-wide field, unshifted.
+fn field_mask(bits: u8) -> u64 {
+    if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 }
+}
+
+/// The runtime's name for an exit reason.
+fn exit_reason(reason: ExitReason) -> &'static str {
+    match reason {
+        ExitReason::Unlifted => "RPT_EXIT_UNLIFTED",
+        ExitReason::Syscall => "RPT_EXIT_SYSCALL",
+        ExitReason::Halt => "RPT_EXIT_HALT",
+        ExitReason::Yield => "RPT_EXIT_YIELD",
+        ExitReason::DivideError => "RPT_EXIT_DIVIDE_ERROR",
+        ExitReason::InvalidOpcode => "RPT_EXIT_INVALID_OPCODE",
+    }
+}

@@ -1,0 +1,300 @@
+/*
+ * rpt_runtime.c - start-up, guest memory, dispatch, exits and rounding helpers (see docs/c-abi.md).
+ *
+ * The file has two parts. The host part at the top is the only code that uses libc (mmap,
+ * write, exit, fenv); a freestanding host (LoongArch) replaces just those few functions.
+ * The portable part below it uses nothing but the host part and compiler builtins.
+ */
+/* mmap's MAP_ANONYMOUS and MAP_NORESERVE are not ISO C; ask for them before any header. */
+#define _DEFAULT_SOURCE 1
+
+#include "cpu.h"
+
+/* ---------------------------------------------------------------- host part (libc) */
+
+#include <fenv.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Reserves `size` bytes of zeroed, lazily committed memory; NULL on failure. */
+static uint8_t *rpt_host_reserve(uint64_t size)
+{
+	void *p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : (uint8_t *)p;
+}
+
+static void rpt_host_write(int fd, const char *text, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, text, len);
+		if (n <= 0)
+			return;
+		text += n;
+		len -= (size_t)n;
+	}
+}
+
+/* exit() rather than _exit(): it flushes stdio buffers a platform's C part may have filled. */
+static _Noreturn void rpt_host_exit(int status)
+{
+	exit(status);
+}
+
+static int rpt_host_get_rounding(void)
+{
+	return fegetround();
+}
+
+static void rpt_host_set_rounding(int host_mode)
+{
+	fesetround(host_mode);
+}
+
+static int rpt_host_rounding_of(int mode)
+{
+	switch (mode) {
+	case RPT_ROUND_ZERO:
+		return FE_TOWARDZERO;
+	case RPT_ROUND_UP:
+		return FE_UPWARD;
+	case RPT_ROUND_DOWN:
+		return FE_DOWNWARD;
+	default:
+		return FE_TONEAREST;
+	}
+}
+
+/* ---------------------------------------------------------------- portable part */
+
+uint8_t *rpt_mem;
+
+/* Room past the top of the guest's space, so a multi-byte access at the last address does not fault. */
+#define RPT_GUARD_BYTES 4096u
+
+static size_t rpt_strlen(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
+void rpt_write_stderr(const char *text)
+{
+	rpt_host_write(2, text, rpt_strlen(text));
+}
+
+/* Appends `0x` and at least eight hex digits of `v` to `out` at `*pos` (no libc printf). */
+static void rpt_append_hex(char *out, size_t cap, size_t *pos, uint64_t v)
+{
+	char digits[16];
+	int n = 0;
+	do {
+		digits[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v != 0 || n < 8);
+	if (*pos + 2 + (size_t)n >= cap)
+		return;
+	out[(*pos)++] = '0';
+	out[(*pos)++] = 'x';
+	while (n > 0)
+		out[(*pos)++] = digits[--n];
+}
+
+static void rpt_append(char *out, size_t cap, size_t *pos, const char *text)
+{
+	while (*text && *pos + 1 < cap)
+		out[(*pos)++] = *text++;
+}
+
+static const char *rpt_exit_reason_name(int reason)
+{
+	switch (reason) {
+	case RPT_EXIT_UNLIFTED:
+		return "unlifted code (no lifted function at this address)";
+	case RPT_EXIT_SYSCALL:
+		return "system call not handled by the platform";
+	case RPT_EXIT_HALT:
+		return "the guest halted";
+	case RPT_EXIT_YIELD:
+		return "the guest yielded with no scheduler to resume it";
+	case RPT_EXIT_DIVIDE_ERROR:
+		return "divide error";
+	case RPT_EXIT_INVALID_OPCODE:
+		return "invalid opcode";
+	default:
+		return "unknown exit reason";
+	}
+}
+
+_Noreturn void rpt_process_exit(int status)
+{
+	rpt_host_exit(status);
+}
+
+_Noreturn void rpt_exit(struct cpu *c, uint64_t pc, int reason)
+{
+	if (rpt_guest_on_exit(c, pc, reason))
+		rpt_process_exit(rpt_guest_finish(c));
+	char msg[160];
+	size_t pos = 0;
+	rpt_append(msg, sizeof msg, &pos, "rpt: guest exit at ");
+	rpt_append_hex(msg, sizeof msg, &pos, pc);
+	rpt_append(msg, sizeof msg, &pos, ": ");
+	rpt_append(msg, sizeof msg, &pos, rpt_exit_reason_name(reason));
+	rpt_append(msg, sizeof msg, &pos, "\n");
+	rpt_host_write(2, msg, pos);
+	rpt_process_exit(125);
+}
+
+_Noreturn void rpt_unreachable(struct cpu *c, uint64_t function)
+{
+	(void)c;
+	char msg[160];
+	size_t pos = 0;
+	rpt_append(msg, sizeof msg, &pos, "rpt: reached code marked unreachable in the function at ");
+	rpt_append_hex(msg, sizeof msg, &pos, function);
+	rpt_append(msg, sizeof msg, &pos, "\n");
+	rpt_host_write(2, msg, pos);
+	rpt_process_exit(125);
+}
+
+rpt_fn rpt_lookup(uint64_t pc)
+{
+	size_t lo = 0, hi = rpt_function_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t at = rpt_function_table[mid].pc;
+		if (at == pc)
+			return rpt_function_table[mid].fn;
+		if (at < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+rpt_fn rpt_resolve(struct cpu *c, uint64_t pc)
+{
+	rpt_fn fn = rpt_lookup(pc);
+	if (!fn)
+		rpt_exit(c, pc, RPT_EXIT_UNLIFTED);
+	return fn;
+}
+
+void rpt_dispatch(struct cpu *c, uint64_t pc)
+{
+	rpt_resolve(c, pc)(c);
+}
+
+static _Noreturn void rpt_fail_start(const char *what, uint64_t addr)
+{
+	char msg[200];
+	size_t pos = 0;
+	rpt_append(msg, sizeof msg, &pos, "rpt: ");
+	rpt_append(msg, sizeof msg, &pos, what);
+	rpt_append_hex(msg, sizeof msg, &pos, addr);
+	rpt_append(msg, sizeof msg, &pos, "\n");
+	rpt_host_write(2, msg, pos);
+	rpt_process_exit(125);
+}
+
+/* The whole guest address space is reserved up front, which a 64-bit host can do for up to 47 bits. */
+#if RPT_GUEST_ADDRESS_BITS > 47
+#error "rpt reserves the whole guest address space and cannot reserve more than 2^47 bytes"
+#endif
+
+/* Zero-initialised storage: the contract's "zeroed struct cpu", without putting it on the stack. */
+static struct cpu rpt_cpu;
+
+int main(int argc, char **argv)
+{
+	uint64_t space = (uint64_t)RPT_GUEST_ADDR_MASK + 1;
+	rpt_mem = rpt_host_reserve(space + RPT_GUARD_BYTES);
+	if (!rpt_mem)
+		rpt_fail_start("cannot reserve guest memory; bytes wanted: ", space + RPT_GUARD_BYTES);
+	for (size_t i = 0; i < rpt_segment_count; i++) {
+		const struct rpt_segment *s = &rpt_segments[i];
+		if (s->addr > RPT_GUEST_ADDR_MASK || s->mem_size > space - s->addr || s->size > s->mem_size)
+			rpt_fail_start("an image segment lies outside the guest address space; it starts at ", s->addr);
+		if (s->size > 0)
+			__builtin_memcpy(rpt_mem + s->addr, s->bytes, (size_t)s->size);
+	}
+	rpt_guest_init(&rpt_cpu, argc, argv);
+	rpt_dispatch(&rpt_cpu, rpt_entry_pc);
+	rpt_process_exit(rpt_guest_finish(&rpt_cpu));
+}
+
+/* ---------------------------------------------------------------- rounding helpers
+ *
+ * Each operation runs between two rounding-mode switches. The compiler must neither fold
+ * it nor move it across the switches: FENV_ACCESS says so where clang supports it, and on
+ * every host the operands are read from and the result written to volatile objects, which
+ * no compiler moves across a call. Round-to-nearest operations never get here: the emitter
+ * writes them as plain C.
+ */
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+#pragma STDC FENV_ACCESS ON
+#endif
+
+#define RPT_ROUNDED2(type, mode, a, b, op)                         \
+	do {                                                       \
+		int saved_ = rpt_host_get_rounding();              \
+		rpt_host_set_rounding(rpt_host_rounding_of(mode)); \
+		volatile type a_ = (a), b_ = (b);                  \
+		volatile type result_ = a_ op b_;                  \
+		rpt_host_set_rounding(saved_);                     \
+		return result_;                                    \
+	} while (0)
+
+#define RPT_ROUNDED1(type, from, mode, a, expr)                    \
+	do {                                                       \
+		int saved_ = rpt_host_get_rounding();              \
+		rpt_host_set_rounding(rpt_host_rounding_of(mode)); \
+		volatile from x_ = (a);                            \
+		volatile type result_ = expr;                      \
+		rpt_host_set_rounding(saved_);                     \
+		return result_;                                    \
+	} while (0)
+
+float rpt_fadd_f32(float a, float b, int mode) { RPT_ROUNDED2(float, mode, a, b, +); }
+float rpt_fsub_f32(float a, float b, int mode) { RPT_ROUNDED2(float, mode, a, b, -); }
+float rpt_fmul_f32(float a, float b, int mode) { RPT_ROUNDED2(float, mode, a, b, *); }
+float rpt_fdiv_f32(float a, float b, int mode) { RPT_ROUNDED2(float, mode, a, b, /); }
+double rpt_fadd_f64(double a, double b, int mode) { RPT_ROUNDED2(double, mode, a, b, +); }
+double rpt_fsub_f64(double a, double b, int mode) { RPT_ROUNDED2(double, mode, a, b, -); }
+double rpt_fmul_f64(double a, double b, int mode) { RPT_ROUNDED2(double, mode, a, b, *); }
+double rpt_fdiv_f64(double a, double b, int mode) { RPT_ROUNDED2(double, mode, a, b, /); }
+float rpt_fsqrt_f32(float a, int mode) { RPT_ROUNDED1(float, float, mode, a, __builtin_sqrtf(x_)); }
+double rpt_fsqrt_f64(double a, int mode) { RPT_ROUNDED1(double, double, mode, a, __builtin_sqrt(x_)); }
+float rpt_fconvert_f64_f32(double a, int mode) { RPT_ROUNDED1(float, double, mode, a, (float)x_); }
+float rpt_i64_to_f32(int64_t a, int mode) { RPT_ROUNDED1(float, int64_t, mode, a, (float)x_); }
+double rpt_i64_to_f64(int64_t a, int mode) { RPT_ROUNDED1(double, int64_t, mode, a, (double)x_); }
+float rpt_u64_to_f32(uint64_t a, int mode) { RPT_ROUNDED1(float, uint64_t, mode, a, (float)x_); }
+double rpt_u64_to_f64(uint64_t a, int mode) { RPT_ROUNDED1(double, uint64_t, mode, a, (double)x_); }
+
+/* Float to integer with a chosen rounding, exactly and without touching the FP environment:
+ * truncate, then step by one where the discarded fraction says so. The fraction a - t is
+ * exact because t is a nearby integer of no larger magnitude. Out-of-range inputs are
+ * undefined in the IR; the lifter checks ranges first. */
+int64_t rpt_ftosi_f64(double a, int mode)
+{
+	int64_t t = (int64_t)a;
+	double frac = a - (double)t;
+	switch (mode) {
+	case RPT_ROUND_UP:
+		return frac > 0 ? t + 1 : t;
+	case RPT_ROUND_DOWN:
+		return frac < 0 ? t - 1 : t;
+	case RPT_ROUND_NEAREST:
+		if (frac > 0.5 || (frac == 0.5 && (t & 1)))
+			return t + 1;
+		if (frac < -0.5 || (frac == -0.5 && (t & 1)))
+			return t - 1;
+		return t;
+	default:
+		return t;
+	}
+}

@@ -1,0 +1,289 @@
+/*
+ * rpt_runtime.h - the C runtime shared by every guest (see docs/c-abi.md).
+ *
+ * Included by the generated cpu.h after it defines RPT_GUEST_ADDRESS_BITS and
+ * RPT_GUEST_BIG_ENDIAN, so everything here can depend on the guest's memory model.
+ * Plain C11 plus clang/GCC builtins; no libc header is needed by anything in this file,
+ * so a freestanding host only has to supply the few functions rpt_runtime.c calls.
+ */
+#ifndef RPT_RUNTIME_H
+#define RPT_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef RPT_GUEST_ADDRESS_BITS
+#error "include cpu.h, which defines RPT_GUEST_ADDRESS_BITS before including rpt_runtime.h"
+#endif
+
+/* Guest addresses are masked to the guest's width, so every access lands in the reservation. */
+#if RPT_GUEST_ADDRESS_BITS >= 64
+#define RPT_GUEST_ADDR_MASK UINT64_MAX
+#else
+#define RPT_GUEST_ADDR_MASK ((UINT64_C(1) << RPT_GUEST_ADDRESS_BITS) - 1)
+#endif
+
+struct cpu;
+
+/* Two singles side by side (PowerPC paired singles); ps0 is the high half of its bit pattern. */
+struct rpt_v2f32 {
+	float ps0, ps1;
+};
+
+/* Every lifted function and every extern has this type. */
+typedef void (*rpt_fn)(struct cpu *restrict c);
+
+/* One row of the function table (functab.c), sorted by pc. */
+struct rpt_function {
+	uint64_t pc;
+	rpt_fn fn;
+};
+
+/* Segment access rights, as in rpt_api::SegmentFlags. */
+#define RPT_SEGMENT_READ 1u
+#define RPT_SEGMENT_WRITE 2u
+#define RPT_SEGMENT_EXECUTE 4u
+
+/* One segment of the guest image (image.c); bytes past `size` up to `mem_size` are zero. */
+struct rpt_segment {
+	const char *name;
+	uint64_t addr;
+	uint64_t mem_size;
+	uint64_t size;
+	const uint8_t *bytes;
+	uint32_t flags;
+};
+
+/* Written by emit-c. */
+extern const struct rpt_function rpt_function_table[];
+extern const size_t rpt_function_count;
+extern const uint64_t rpt_entry_pc;
+extern const struct rpt_segment rpt_segments[];
+extern const size_t rpt_segment_count;
+
+/* The host address of guest address 0; set once by main before any guest code runs. */
+extern uint8_t *rpt_mem;
+
+/* Exit reasons, numbered in the order of rpt_ir::ExitReason. */
+enum {
+	RPT_EXIT_UNLIFTED = 0,
+	RPT_EXIT_SYSCALL = 1,
+	RPT_EXIT_HALT = 2,
+	RPT_EXIT_YIELD = 3,
+	RPT_EXIT_DIVIDE_ERROR = 4,
+	RPT_EXIT_INVALID_OPCODE = 5
+};
+
+/* Rounding modes, numbered in the order of rpt_ir::Rounding (without `dynamic`). */
+enum {
+	RPT_ROUND_NEAREST = 0,
+	RPT_ROUND_ZERO = 1,
+	RPT_ROUND_UP = 2,
+	RPT_ROUND_DOWN = 3
+};
+
+/* Dispatch and exits (rpt_runtime.c). */
+rpt_fn rpt_lookup(uint64_t pc);
+rpt_fn rpt_resolve(struct cpu *c, uint64_t pc);
+void rpt_dispatch(struct cpu *c, uint64_t pc);
+_Noreturn void rpt_exit(struct cpu *c, uint64_t pc, int reason);
+_Noreturn void rpt_unreachable(struct cpu *c, uint64_t function);
+_Noreturn void rpt_process_exit(int status);
+void rpt_write_stderr(const char *text);
+
+/* Supplied by the guest's C part. */
+void rpt_guest_init(struct cpu *c, int argc, char **argv);
+int rpt_guest_finish(struct cpu *c);
+int rpt_guest_on_exit(struct cpu *c, uint64_t pc, int reason);
+/* Only needed when lifted code uses `.rdyn` rounding: the guest's current mode as RPT_ROUND_*. */
+int rpt_guest_rounding(struct cpu *c);
+/* Only needed when lifted code uses address spaces other than `ram`; values are little-endian. */
+uint64_t rpt_load_space(struct cpu *c, unsigned space, uint64_t addr, unsigned size);
+void rpt_store_space(struct cpu *c, unsigned space, uint64_t addr, unsigned size, uint64_t value);
+
+/* Float operations with a rounding other than the host's default nearest-even (rpt_runtime.c). */
+float rpt_fadd_f32(float a, float b, int mode);
+float rpt_fsub_f32(float a, float b, int mode);
+float rpt_fmul_f32(float a, float b, int mode);
+float rpt_fdiv_f32(float a, float b, int mode);
+float rpt_fsqrt_f32(float a, int mode);
+double rpt_fadd_f64(double a, double b, int mode);
+double rpt_fsub_f64(double a, double b, int mode);
+double rpt_fmul_f64(double a, double b, int mode);
+double rpt_fdiv_f64(double a, double b, int mode);
+double rpt_fsqrt_f64(double a, int mode);
+float rpt_fconvert_f64_f32(double a, int mode);
+float rpt_i64_to_f32(int64_t a, int mode);
+double rpt_i64_to_f64(int64_t a, int mode);
+float rpt_u64_to_f32(uint64_t a, int mode);
+double rpt_u64_to_f64(uint64_t a, int mode);
+int64_t rpt_ftosi_f64(double a, int mode);
+
+/* Bit patterns of floats; memcpy is the one aliasing-safe spelling, and compilers fold it. */
+static inline uint32_t rpt_f32_bits(float f)
+{
+	uint32_t u;
+	__builtin_memcpy(&u, &f, sizeof u);
+	return u;
+}
+
+static inline float rpt_f32_from_bits(uint32_t u)
+{
+	float f;
+	__builtin_memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+static inline uint64_t rpt_f64_bits(double f)
+{
+	uint64_t u;
+	__builtin_memcpy(&u, &f, sizeof u);
+	return u;
+}
+
+static inline double rpt_f64_from_bits(uint64_t u)
+{
+	double f;
+	__builtin_memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+static inline uint64_t rpt_v2f32_bits(struct rpt_v2f32 v)
+{
+	return ((uint64_t)rpt_f32_bits(v.ps0) << 32) | rpt_f32_bits(v.ps1);
+}
+
+static inline struct rpt_v2f32 rpt_v2f32_from_bits(uint64_t u)
+{
+	struct rpt_v2f32 v = { rpt_f32_from_bits((uint32_t)(u >> 32)), rpt_f32_from_bits((uint32_t)u) };
+	return v;
+}
+
+/* f80 is the host's long double, which is the x87 format only on x86 hosts. */
+#if defined(__x86_64__) || defined(__i386__)
+static inline long double rpt_f80_from_bits(uint64_t mantissa, uint16_t sign_exponent)
+{
+	long double f = 0;
+	__builtin_memcpy(&f, &mantissa, 8);
+	__builtin_memcpy((uint8_t *)&f + 8, &sign_exponent, 2);
+	return f;
+}
+#endif
+
+/* Guest memory. The `_at` forms take the memory base explicitly: lifted functions keep
+ * rpt_mem in a local because a store through a uint8_t pointer may alias the global and
+ * would otherwise force a reload after every store. */
+static inline uint8_t *rpt_guest_ptr(uint8_t *mb, uint64_t addr)
+{
+	return mb + (addr & RPT_GUEST_ADDR_MASK);
+}
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define RPT_FROM_LE(bits, v) (v)
+#define RPT_FROM_BE(bits, v) __builtin_bswap##bits(v)
+#else
+#define RPT_FROM_LE(bits, v) __builtin_bswap##bits(v)
+#define RPT_FROM_BE(bits, v) (v)
+#endif
+
+/* One byte has no byte order; both spellings exist so the emitter need not special-case it. */
+static inline uint8_t rpt_load_u8_le_at(uint8_t *mb, uint64_t addr) { return *rpt_guest_ptr(mb, addr); }
+static inline uint8_t rpt_load_u8_be_at(uint8_t *mb, uint64_t addr) { return *rpt_guest_ptr(mb, addr); }
+static inline void rpt_store_u8_le_at(uint8_t *mb, uint64_t addr, uint8_t v) { *rpt_guest_ptr(mb, addr) = v; }
+static inline void rpt_store_u8_be_at(uint8_t *mb, uint64_t addr, uint8_t v) { *rpt_guest_ptr(mb, addr) = v; }
+
+#define RPT_INT_ACCESS(bits, order, FIX)                                                                   \
+	static inline uint##bits##_t rpt_load_u##bits##_##order##_at(uint8_t *mb, uint64_t addr)          \
+	{                                                                                                  \
+		uint##bits##_t v;                                                                          \
+		__builtin_memcpy(&v, rpt_guest_ptr(mb, addr), sizeof v);                                   \
+		return FIX(bits, v);                                                                       \
+	}                                                                                                  \
+	static inline void rpt_store_u##bits##_##order##_at(uint8_t *mb, uint64_t addr, uint##bits##_t v) \
+	{                                                                                                  \
+		v = FIX(bits, v);                                                                          \
+		__builtin_memcpy(rpt_guest_ptr(mb, addr), &v, sizeof v);                                   \
+	}
+
+RPT_INT_ACCESS(16, le, RPT_FROM_LE)
+RPT_INT_ACCESS(16, be, RPT_FROM_BE)
+RPT_INT_ACCESS(32, le, RPT_FROM_LE)
+RPT_INT_ACCESS(32, be, RPT_FROM_BE)
+RPT_INT_ACCESS(64, le, RPT_FROM_LE)
+RPT_INT_ACCESS(64, be, RPT_FROM_BE)
+
+#define RPT_FLOAT_ACCESS(ty, name, bits, order)                                                      \
+	static inline ty rpt_load_##name##_##order##_at(uint8_t *mb, uint64_t addr)                  \
+	{                                                                                            \
+		return rpt_##name##_from_bits(rpt_load_u##bits##_##order##_at(mb, addr));            \
+	}                                                                                            \
+	static inline void rpt_store_##name##_##order##_at(uint8_t *mb, uint64_t addr, ty v)         \
+	{                                                                                            \
+		rpt_store_u##bits##_##order##_at(mb, addr, rpt_##name##_bits(v));                    \
+	}
+
+RPT_FLOAT_ACCESS(float, f32, 32, le)
+RPT_FLOAT_ACCESS(float, f32, 32, be)
+RPT_FLOAT_ACCESS(double, f64, 64, le)
+RPT_FLOAT_ACCESS(double, f64, 64, be)
+RPT_FLOAT_ACCESS(struct rpt_v2f32, v2f32, 64, le)
+RPT_FLOAT_ACCESS(struct rpt_v2f32, v2f32, 64, be)
+
+#if defined(__x86_64__) || defined(__i386__)
+/* Ten bytes: the 64-bit mantissa first, then sign and exponent (little-endian order). */
+static inline long double rpt_load_f80_le_at(uint8_t *mb, uint64_t addr)
+{
+	return rpt_f80_from_bits(rpt_load_u64_le_at(mb, addr), rpt_load_u16_le_at(mb, addr + 8));
+}
+
+static inline long double rpt_load_f80_be_at(uint8_t *mb, uint64_t addr)
+{
+	return rpt_f80_from_bits(rpt_load_u64_be_at(mb, addr + 2), rpt_load_u16_be_at(mb, addr));
+}
+
+static inline void rpt_store_f80_le_at(uint8_t *mb, uint64_t addr, long double v)
+{
+	uint64_t mantissa;
+	uint16_t sign_exponent;
+	__builtin_memcpy(&mantissa, &v, 8);
+	__builtin_memcpy(&sign_exponent, (uint8_t *)&v + 8, 2);
+	rpt_store_u64_le_at(mb, addr, mantissa);
+	rpt_store_u16_le_at(mb, addr + 8, sign_exponent);
+}
+
+static inline void rpt_store_f80_be_at(uint8_t *mb, uint64_t addr, long double v)
+{
+	uint64_t mantissa;
+	uint16_t sign_exponent;
+	__builtin_memcpy(&mantissa, &v, 8);
+	__builtin_memcpy(&sign_exponent, (uint8_t *)&v + 8, 2);
+	rpt_store_u16_be_at(mb, addr, sign_exponent);
+	rpt_store_u64_be_at(mb, addr + 2, mantissa);
+}
+#endif
+
+/* The forms of docs/c-abi.md, on the global base, for guest C parts. */
+#define RPT_GLOBAL_ACCESS(ty, name, order)                                                                     \
+	static inline ty rpt_load_##name##_##order(uint64_t addr) { return rpt_load_##name##_##order##_at(rpt_mem, addr); } \
+	static inline void rpt_store_##name##_##order(uint64_t addr, ty v) { rpt_store_##name##_##order##_at(rpt_mem, addr, v); }
+
+RPT_GLOBAL_ACCESS(uint8_t, u8, le)
+RPT_GLOBAL_ACCESS(uint8_t, u8, be)
+RPT_GLOBAL_ACCESS(uint16_t, u16, le)
+RPT_GLOBAL_ACCESS(uint16_t, u16, be)
+RPT_GLOBAL_ACCESS(uint32_t, u32, le)
+RPT_GLOBAL_ACCESS(uint32_t, u32, be)
+RPT_GLOBAL_ACCESS(uint64_t, u64, le)
+RPT_GLOBAL_ACCESS(uint64_t, u64, be)
+RPT_GLOBAL_ACCESS(float, f32, le)
+RPT_GLOBAL_ACCESS(float, f32, be)
+RPT_GLOBAL_ACCESS(double, f64, le)
+RPT_GLOBAL_ACCESS(double, f64, be)
+RPT_GLOBAL_ACCESS(struct rpt_v2f32, v2f32, le)
+RPT_GLOBAL_ACCESS(struct rpt_v2f32, v2f32, be)
+#if defined(__x86_64__) || defined(__i386__)
+RPT_GLOBAL_ACCESS(long double, f80, le)
+RPT_GLOBAL_ACCESS(long double, f80, be)
+#endif
+
+#endif /* RPT_RUNTIME_H */

@@ -1,0 +1,42 @@
+//! How C is compiled and linked for x86-64 Linux.
+
+use rpt_api::CompilerSettings;
+
+/// The clang target triple.
+pub const TRIPLE: &str = "x86_64-linux-gnu";
+
+/// The compiler command.
+pub const CC: &str = "clang-19";
+
+/// Flags for every compile, each for a reason:
+///
+/// - `-O2`: the speed recompiled code is for.
+/// - `-fno-strict-aliasing`: lifted code reads one guest address with several types.
+/// - `-fno-math-errno`: `sqrt` becomes one instruction instead of a libm call that sets errno.
+/// - `-ffp-contract=off`: each IR float operation rounds once; fusing into FMA would not.
+/// - `-gline-tables-only`: the `#line` guest-pc mapping reaches the binary for profilers
+///   and debuggers, without full debug info.
+///
+/// `-fwrapv` is deliberately absent: the emitter does all integer arithmetic in unsigned
+/// types, so signed overflow cannot occur in generated code.
+pub const CFLAGS: &[&str] = &[
+    "--target=x86_64-linux-gnu",
+    "-O2",
+    "-fno-strict-aliasing",
+    "-fno-math-errno",
+    "-ffp-contract=off",
+    "-gline-tables-only",
+];
+
+/// Flags for the link. lld is fast and deterministic; `-lm` and the runtime's `fenv` calls
+/// (directed rounding) need libm on glibc.
+pub const LDFLAGS: &[&str] = &["--target=x86_64-linux-gnu", "-fuse-ld=lld", "-lm"];
+
+/// The compiler settings of this host.
+pub fn settings() -> CompilerSettings {
+    CompilerSettings {
+        cc: CC.to_string(),
+        cflags: CFLAGS.iter().map(|s| s.to_string()).collect(),
+        ldflags: LDFLAGS.iter().map(|s| s.to_string()).collect(),
+    }
+}
