@@ -78,13 +78,11 @@ pub type Progress<'a> = &'a (dyn Fn(Stage, usize, usize) + Sync);
 
 fn parallel_over_functions<T: Send>(
     db: &RptDb,
-    s: Session,
     facts: &ProgramFacts,
     stage: Stage,
     progress: Progress<'_>,
     work: impl Fn(&RptDb, GuestAddr) -> Result<T, CoreError> + Sync,
 ) -> Result<Vec<T>, CoreError> {
-    let _ = s;
     let addrs: Vec<GuestAddr> = facts.functions.iter().copied().collect();
     let total = addrs.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
@@ -128,7 +126,7 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
         .collect();
 
     let started = Instant::now();
-    let lifted = parallel_over_functions(db, s, &facts, Stage::Lift, progress, |db, addr| {
+    let lifted = parallel_over_functions(db, &facts, Stage::Lift, progress, |db, addr| {
         lifted_function(db, s, FunctionId::new(db, addr)).clone()
     })?;
     timed(Stage::Lift, started);
@@ -150,19 +148,19 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
     notes.dedup();
 
     let started = Instant::now();
-    parallel_over_functions(db, s, &facts, Stage::Passes, progress, |db, addr| {
+    parallel_over_functions(db, &facts, Stage::Passes, progress, |db, addr| {
         optimized_function(db, s, FunctionId::new(db, addr)).clone().map(|_| ())
     })?;
     timed(Stage::Passes, started);
 
     let started = Instant::now();
-    parallel_over_functions(db, s, &facts, Stage::EmitC, progress, |db, addr| {
+    parallel_over_functions(db, &facts, Stage::EmitC, progress, |db, addr| {
         function_c(db, s, FunctionId::new(db, addr)).clone().map(|_| ())
     })?;
     timed(Stage::EmitC, started);
 
     let started = Instant::now();
-    let shard_count = s.recipe(db).shards;
+    let shard_count = crate::queries::shard_count(db, s);
     let mut files = Vec::new();
     let mut compile_units = Vec::new();
     for shard in 0..shard_count {

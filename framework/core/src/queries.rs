@@ -16,8 +16,29 @@ use rpt_ir::{Function, GuestAddr, HelperDecl, StateDesc};
 
 use crate::{CoreError, Db, FunctionId, Session};
 
+// Narrow projections of the recipe: each compares equal when its part of the recipe did
+// not change, so a query reading one is not re-run by edits to the others.
+
+/// The recipe's guest plugin name.
+#[salsa::tracked(returns(ref))]
+pub fn guest_name(db: &dyn Db, s: Session) -> String {
+    s.recipe(db).guest.clone()
+}
+
+/// The recipe's enabled passes, in order.
+#[salsa::tracked(returns(ref))]
+pub fn enabled_passes(db: &dyn Db, s: Session) -> Vec<rpt_recipe::PassConfig> {
+    s.recipe(db).passes.iter().filter(|p| p.enabled).cloned().collect()
+}
+
+/// The recipe's shard count.
+#[salsa::tracked(returns(copy))]
+pub fn shard_count(db: &dyn Db, s: Session) -> u32 {
+    s.recipe(db).shards
+}
+
 pub(crate) fn guest_plugin(db: &dyn Db, s: Session) -> Result<Arc<dyn GuestPlugin>, CoreError> {
-    let name = &s.recipe(db).guest;
+    let name = guest_name(db, s);
     db.registry()
         .guest(name)
         .cloned()
@@ -129,7 +150,7 @@ pub fn optimized_function<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) 
     let facts = program_facts(db, s).clone()?;
     let mut func = lifted.function.clone();
     let entry = func.entry;
-    for config in s.recipe(db).passes.iter().filter(|p| p.enabled) {
+    for config in enabled_passes(db, s) {
         let pass = db.registry().pass(&config.name).ok_or_else(|| CoreError::UnknownPass {
             name: config.name.clone(),
             known: none_if_empty(db.registry().pass_names()),
@@ -184,7 +205,7 @@ pub fn function_c<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> Resul
 #[salsa::tracked(returns(ref))]
 pub fn shard_text(db: &dyn Db, s: Session, shard: u32) -> Result<Arc<String>, CoreError> {
     let facts = program_facts(db, s).clone()?;
-    let count = s.recipe(db).shards;
+    let count = shard_count(db, s);
     let mut emitted = Vec::new();
     for addr in facts
         .functions

@@ -1,0 +1,106 @@
+//! The core reuses what an edit does not touch: salsa's early cut-off, observed through query executions.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use rpt_core::{Registry, RptDb, Session, generate};
+use salsa::Setter;
+
+fn demo() -> rpt_recipe::LoadedRecipe {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    rpt_recipe::load(&root.join("recipes/demo-x86.ron")).expect("the demo recipe loads")
+}
+
+struct Logged {
+    db: RptDb,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Logged {
+    fn new() -> Logged {
+        let mut registry = Registry::new();
+        registry.add_guest(Arc::new(rpt_guest_x86_pe::X86Pe));
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let sink = log.clone();
+        let db = RptDb::with_execution_log(registry, move |query| {
+            if let Ok(mut log) = sink.lock() {
+                log.push(query);
+            }
+        });
+        Logged { db, log }
+    }
+
+    /// How many times each query ran since the last call, by query name.
+    fn executions(&self, query: &str) -> usize {
+        let log = self.log.lock().expect("log lock");
+        log.iter().filter(|q| q.starts_with(&format!("{query}("))).count()
+    }
+
+    fn reset(&self) {
+        self.log.lock().expect("log lock").clear();
+    }
+}
+
+#[test]
+fn changing_the_shard_count_reuses_every_functions_c() {
+    let loaded = demo();
+    let mut t = Logged::new();
+    let s = Session::new(
+        &t.db,
+        loaded.recipe.clone(),
+        Arc::from(loaded.image.clone()),
+        "demo.lst".into(),
+    );
+    let first = generate(&t.db, s, &|_, _, _| {}).expect("generates");
+    let functions = first.stats.functions;
+    assert!(functions > 10);
+    assert_eq!(t.executions("function_c"), functions);
+    assert_eq!(t.executions("lifted_function"), functions);
+
+    t.reset();
+    let mut recipe = loaded.recipe.clone();
+    recipe.shards += 1;
+    s.set_recipe(&mut t.db).to(recipe.clone());
+    let second = generate(&t.db, s, &|_, _, _| {}).expect("generates");
+    assert_eq!(
+        t.executions("function_c"),
+        0,
+        "no function's C depends on the shard count"
+    );
+    assert_eq!(t.executions("lifted_function"), 0);
+    assert_eq!(t.executions("shard_text"), recipe.shards as usize);
+    assert_eq!(second.stats.shards, recipe.shards as usize);
+}
+
+#[test]
+fn a_hint_that_finds_nothing_new_does_not_relift_anything() {
+    let loaded = demo();
+    let mut t = Logged::new();
+    let s = Session::new(
+        &t.db,
+        loaded.recipe.clone(),
+        Arc::from(loaded.image.clone()),
+        "demo.lst".into(),
+    );
+    let first = generate(&t.db, s, &|_, _, _| {}).expect("generates");
+
+    t.reset();
+    let mut recipe = loaded.recipe.clone();
+    // The image's entry point is already a function: hinting it changes the recipe, not the function set.
+    let image = rpt_core::guest_image(&t.db, s).clone().expect("image loads");
+    recipe.function_hints.push(image.entry.0);
+    s.set_recipe(&mut t.db).to(recipe);
+    let second = generate(&t.db, s, &|_, _, _| {}).expect("generates");
+    assert_eq!(
+        t.executions("program_facts"),
+        1,
+        "discovery reads the recipe, so it runs again"
+    );
+    assert_eq!(
+        t.executions("lifted_function"),
+        0,
+        "its result compared equal, so nothing downstream re-ran"
+    );
+    assert_eq!(t.executions("function_c"), 0);
+    assert_eq!(first.files, second.files);
+}
