@@ -1,1 +1,90 @@
-//! The x86 PE guest: PE loader, decoder, lifter, state and the win32-console platform.
+//! The x86 PE guest: PE32 loader, iced-x86 decoder, function discovery, the lifter from 32-bit
+//! x86 integer code to rpt's IR, the register file, and the `win32-console` platform with its C
+//! runtime part.
+//!
+//! This crate owns everything rpt knows about 32-bit x86 and Windows PE images; the rest of rpt
+//! sees it only through [`rpt_api::GuestPlugin`], implemented by [`X86Pe`]. It knows nothing of
+//! salsa, recipes or the C emitter.
+//!
+//! Map: [`state`] (slots), [`loader_pe`] (PE32 → segments, imports with thunks), [`decode`]
+//! (iced-x86 and Intel-syntax text), `discover` (strong and weak function discovery, the
+//! per-function walk), `lift/` (one file per instruction family; [`is_liftable`] asks its table),
+//! [`platform`] (platforms and their import tables), `runtime/` and `platform/` (C files).
+
+#![deny(missing_docs)]
+
+pub mod decode;
+mod discover;
+mod lift;
+pub mod loader_pe;
+pub mod platform;
+pub mod state;
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+
+use rpt_api::{Discovery, GuestError, GuestImage, GuestPlugin, LiftResult, MemoryModel, PluginInfo, Seeds, SourceFile};
+use rpt_ir::{GuestAddr, HelperDecl, StateDesc};
+
+/// The x86 PE guest plugin.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct X86Pe;
+
+/// The name recipes use for this guest.
+pub const NAME: &str = "x86-pe";
+
+impl GuestPlugin for X86Pe {
+    fn info(&self) -> PluginInfo {
+        PluginInfo {
+            name: NAME.to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            hash: env!("RPT_SOURCE_HASH").to_string(),
+        }
+    }
+
+    fn state(&self) -> StateDesc {
+        state::state_desc()
+    }
+
+    /// Lifted x86 integer code needs no runtime helpers: every instruction is plain IR.
+    fn helpers(&self) -> Vec<HelperDecl> {
+        Vec::new()
+    }
+
+    fn memory_model(&self) -> MemoryModel {
+        MemoryModel {
+            address_bits: 32,
+            big_endian: false,
+        }
+    }
+
+    fn platforms(&self) -> Vec<String> {
+        platform::PLATFORMS.iter().map(|p| p.name.to_string()).collect()
+    }
+
+    fn load(&self, image: &[u8]) -> Result<GuestImage, GuestError> {
+        loader_pe::load(image)
+    }
+
+    fn externs(&self, image: &GuestImage, platform: &str) -> Result<BTreeMap<GuestAddr, String>, GuestError> {
+        platform::externs(image, platform)
+    }
+
+    fn discover(&self, image: &GuestImage, seeds: &Seeds) -> Discovery {
+        discover::discover(image, seeds)
+    }
+
+    fn lift(&self, image: &GuestImage, entry: GuestAddr, functions: &BTreeSet<GuestAddr>) -> LiftResult {
+        let walker = discover::Walker::new(image, Cow::Borrowed(functions));
+        lift::lift_function(&walker, entry)
+    }
+
+    fn runtime_sources(&self, platform: &str) -> Result<Vec<SourceFile>, GuestError> {
+        platform::runtime_sources(platform)
+    }
+}
+
+/// Whether the lifter has a rule for this instruction (the same table discovery uses).
+pub fn is_liftable(insn: &iced_x86::Instruction) -> bool {
+    lift::classify(insn).is_some()
+}

@@ -1,0 +1,43 @@
+/*
+ * x86_runtime.c - the x86 guest's C part: start-up state, the process result and exit handling.
+ *
+ * See docs/c-abi.md ("x86 guest conventions"). Guest memory layout chosen here and in the
+ * platform files:
+ *   0x00400000...       the PE image at its preferred ImageBase
+ *   0x10000000-0x6fffffff  platform heap (VirtualAlloc's bump allocator)
+ *   ...-0x7ffdffff      the stack, growing down from 0x7ffe0000
+ *   0x7ffe0000-0x7ffeffff  platform strings (the command line)
+ *   0xfff00000...       import thunks (addresses only; no bytes live there)
+ */
+#include "cpu.h"
+
+/* The stack's top: esp starts here before the start-up return address is pushed. */
+#define RPT_X86_STACK_TOP 0x7ffe0000u
+
+/* Defined by the platform's C file: platform state built from the host's arguments. */
+void rpt_x86_platform_init(struct cpu *c, int argc, char **argv);
+
+void rpt_guest_init(struct cpu *c, int argc, char **argv)
+{
+	c->esp = RPT_X86_STACK_TOP;
+	c->df = 0;
+	rpt_x86_platform_init(c, argc, argv);
+	/* A return address of 0, as if the entry were called: an entry that returns ends the process with eax. */
+	c->esp -= 4;
+	rpt_store_u32_le(c->esp, 0);
+}
+
+/* Windows ends a process whose entry point returns with the entry's result. */
+int rpt_guest_finish(struct cpu *c)
+{
+	return (int)c->eax;
+}
+
+/* No exit reason is handled here: the runtime reports every one with its guest address. */
+int rpt_guest_on_exit(struct cpu *c, uint64_t pc, int reason)
+{
+	(void)c;
+	(void)pc;
+	(void)reason;
+	return 0;
+}

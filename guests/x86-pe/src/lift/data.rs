@@ -1,0 +1,260 @@
+//! Data movement and flag moves: mov, movzx, movsx, lea, xchg, bswap, push, pop, leave, the sign
+//! extensions (cbw, cwde, cwd, cdq), setcc, cmovcc, nops, cld/std/clc/stc/cmc, lahf/sahf.
+
+use iced_x86::{Instruction, Mnemonic, OpKind};
+use rpt_ir::{BinaryOp, ConvOp, Type, UnaryOp};
+
+use super::operand::{dest_width, op_width};
+use super::{Handler, Lifter};
+use crate::state::{AF, CF, DF, EAX, EBP, EDX, ESP, PF, SF, ZF};
+
+/// Picks the handler for a data-movement instruction.
+pub(crate) fn select(insn: &Instruction) -> Option<Handler> {
+    let n = insn.op_count();
+    let h: Handler = match insn.mnemonic() {
+        Mnemonic::Mov if n == 2 => mov_rm_rm,
+        Mnemonic::Movzx => movzx_r_rm,
+        Mnemonic::Movsx => movsx_r_rm,
+        Mnemonic::Lea if insn.op_kind(1) == OpKind::Memory => lea_r_m,
+        Mnemonic::Xchg if n == 2 => xchg_rm_r,
+        Mnemonic::Bswap if dest_width(insn) == Type::I32 => bswap_r32,
+        // Only 32-bit pushes and pops: `66`-prefixed ones do not occur in 32-bit compiler output.
+        Mnemonic::Push if n == 1 && insn.stack_pointer_increment() == -4 => push_rm_imm,
+        Mnemonic::Pop if n == 1 && insn.stack_pointer_increment() == 4 => pop_rm,
+        Mnemonic::Leave if insn.code() == iced_x86::Code::Leaved => leave,
+        Mnemonic::Cdq => cdq,
+        Mnemonic::Cwd => cwd,
+        Mnemonic::Cwde => cwde,
+        Mnemonic::Cbw => cbw,
+        // `pause` is a spin-loop hint and `endbr32` a CET landing pad; neither changes state.
+        Mnemonic::Nop | Mnemonic::Pause | Mnemonic::Endbr32 => nop,
+        Mnemonic::Cld => cld,
+        Mnemonic::Std => std,
+        Mnemonic::Clc => clc,
+        Mnemonic::Stc => stc,
+        Mnemonic::Cmc => cmc,
+        Mnemonic::Lahf => lahf,
+        Mnemonic::Sahf => sahf,
+        m if is_setcc(m) => setcc_rm8,
+        m if is_cmovcc(m) => cmovcc_r_rm,
+        _ => return None,
+    };
+    Some(h)
+}
+
+fn is_setcc(m: Mnemonic) -> bool {
+    use Mnemonic as M;
+    matches!(
+        m,
+        M::Seto
+            | M::Setno
+            | M::Setb
+            | M::Setae
+            | M::Sete
+            | M::Setne
+            | M::Setbe
+            | M::Seta
+            | M::Sets
+            | M::Setns
+            | M::Setp
+            | M::Setnp
+            | M::Setl
+            | M::Setge
+            | M::Setle
+            | M::Setg
+    )
+}
+
+fn is_cmovcc(m: Mnemonic) -> bool {
+    use Mnemonic as M;
+    matches!(
+        m,
+        M::Cmovo
+            | M::Cmovno
+            | M::Cmovb
+            | M::Cmovae
+            | M::Cmove
+            | M::Cmovne
+            | M::Cmovbe
+            | M::Cmova
+            | M::Cmovs
+            | M::Cmovns
+            | M::Cmovp
+            | M::Cmovnp
+            | M::Cmovl
+            | M::Cmovge
+            | M::Cmovle
+            | M::Cmovg
+    )
+}
+
+fn mov_rm_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
+    let v = lx.read_op(insn, 1);
+    lx.write_op(insn, 0, v);
+}
+
+fn movzx_r_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
+    let to = dest_width(insn);
+    let from = op_width(insn, 1).unwrap_or(Type::I8);
+    let src = lx.loc(insn, 1);
+    let v = lx.read(src, from);
+    let v = lx.b.resize(v, to);
+    lx.write_op(insn, 0, v);
+}
+
+fn movsx_r_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
+    let to = dest_width(insn);
+    let from = op_width(insn, 1).unwrap_or(Type::I8);
+    let src = lx.loc(insn, 1);
+    let v = lx.read(src, from);
+    let v = lx.b.sext(v, to);
+    lx.write_op(insn, 0, v);
+}
+
+/// `lea`: the address itself, truncated for a 16-bit destination.
+fn lea_r_m(lx: &mut Lifter<'_>, insn: &Instruction) {
+    let addr = lx.ea(insn);
+    let v = lx.b.resize(addr, dest_width(insn));
+    lx.write_op(insn, 0, v);
+}
+
+fn xchg_rm_r(lx: &mut Lifter<'_>, insn: &Instruction) {
+    let ty = dest_width(insn);
+    let a_loc = lx.loc(insn, 0);
+    let b_loc = lx.loc(insn, 1);
+    let a = lx.read(a_loc, ty);
+    let b = lx.read(b_loc, ty);
+    lx.write(a_loc, b);
+    lx.write(b_loc, a);
+}
+
+fn bswap_r32(lx: &mut Lifter<'_>, insn: &Instruction) {
+    let v = lx.read_op(insn, 0);
+    let r = lx.b.unary(UnaryOp::Bswap, v);
+    lx.write_op(insn, 0, r);
+}
+
+/// `push`: the operand is read before esp moves, so `push esp` and `push [esp+4]` see the old esp.
+fn push_rm_imm(lx: &mut Lifter<'_>, insn: &Instruction) {
+    let v = lx.read_op(insn, 0);
+    let v = lx.b.sext(v, Type::I32);
+    lx.push32(v);
+}
+
+/// `pop`: esp moves before a memory destination's address is computed, as the manual specifies;
+/// `pop esp` ends with the popped value in esp.
+fn pop_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
+    let v = lx.pop32();
+    lx.write_op(insn, 0, v);
+}
+
+/// `leave`: `mov esp, ebp; pop ebp`.
+fn leave(lx: &mut Lifter<'_>, _insn: &Instruction) {
+    let ebp = lx.b.get(EBP);
+    lx.b.set(ESP, ebp);
+    let v = lx.pop32();
+    lx.b.set(EBP, v);
+}
+
+/// `cdq`: edx = the sign of eax, repeated.
+fn cdq(lx: &mut Lifter<'_>, _insn: &Instruction) {
+    let eax = lx.b.get(EAX);
+    let sign = lx.b.binary_imm(BinaryOp::Ashr, eax, 31);
+    lx.b.set(EDX, sign);
+}
+
+/// `cwd`: dx = the sign of ax, repeated.
+fn cwd(lx: &mut Lifter<'_>, _insn: &Instruction) {
+    let ax = lx.read_reg(iced_x86::Register::AX);
+    let sign = lx.b.binary_imm(BinaryOp::Ashr, ax, 15);
+    lx.write_reg(iced_x86::Register::DX, sign);
+}
+
+/// `cwde`: eax = sign-extended ax.
+fn cwde(lx: &mut Lifter<'_>, _insn: &Instruction) {
+    let ax = lx.read_reg(iced_x86::Register::AX);
+    let v = lx.b.convert(ConvOp::Sext, ax, Type::I32);
+    lx.b.set(EAX, v);
+}
+
+/// `cbw`: ax = sign-extended al.
+fn cbw(lx: &mut Lifter<'_>, _insn: &Instruction) {
+    let al = lx.read_reg(iced_x86::Register::AL);
+    let v = lx.b.convert(ConvOp::Sext, al, Type::I16);
+    lx.write_reg(iced_x86::Register::AX, v);
+}
+
+/// Every nop form (`nop`, `nop dword [eax+eax]`, `xchg eax, eax`): nothing, not even the memory operand is read.
+fn nop(_lx: &mut Lifter<'_>, _insn: &Instruction) {}
+
+fn cld(lx: &mut Lifter<'_>, _insn: &Instruction) {
+    let v = lx.flag_const(false);
+    lx.b.set(DF, v);
+}
+
+fn std(lx: &mut Lifter<'_>, _insn: &Instruction) {
+    let v = lx.flag_const(true);
+    lx.b.set(DF, v);
+}
+
+fn clc(lx: &mut Lifter<'_>, _insn: &Instruction) {
+    let v = lx.flag_const(false);
+    lx.b.set(CF, v);
+}
+
+fn stc(lx: &mut Lifter<'_>, _insn: &Instruction) {
+    let v = lx.flag_const(true);
+    lx.b.set(CF, v);
+}
+
+fn cmc(lx: &mut Lifter<'_>, _insn: &Instruction) {
+    let cf = lx.b.get(CF);
+    let v = lx.not1(cf);
+    lx.b.set(CF, v);
+}
+
+/// Bit positions of the flags `lahf`/`sahf` move (the low byte of EFLAGS).
+const LAHF_BITS: [(rpt_ir::SlotId, u32); 5] = [(CF, 0), (PF, 2), (AF, 4), (ZF, 6), (SF, 7)];
+
+/// `lahf`: ah = SF:ZF:0:AF:0:PF:1:CF.
+fn lahf(lx: &mut Lifter<'_>, _insn: &Instruction) {
+    let mut acc = lx.b.iconst(Type::I8, 2);
+    for (slot, bit) in LAHF_BITS {
+        let f = lx.b.get(slot);
+        let f = lx.b.resize(f, Type::I8);
+        let placed = if bit == 0 {
+            f
+        } else {
+            lx.b.binary_imm(BinaryOp::Shl, f, u64::from(bit))
+        };
+        acc = lx.b.binary(BinaryOp::Or, acc, placed);
+    }
+    lx.write_reg(iced_x86::Register::AH, acc);
+}
+
+/// `sahf`: SF, ZF, AF, PF and CF from ah.
+fn sahf(lx: &mut Lifter<'_>, _insn: &Instruction) {
+    let ah = lx.read_reg(iced_x86::Register::AH);
+    for (slot, bit) in LAHF_BITS {
+        let f = lx.bit(ah, bit);
+        lx.b.set(slot, f);
+    }
+}
+
+fn setcc_rm8(lx: &mut Lifter<'_>, insn: &Instruction) {
+    let c = lx.cond(insn.condition_code());
+    let v = lx.b.resize(c, Type::I8);
+    lx.write_op(insn, 0, v);
+}
+
+/// `cmovcc`: the source is read (a memory source is loaded) whatever the condition, as on hardware.
+fn cmovcc_r_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
+    let ty = dest_width(insn);
+    let src = lx.loc(insn, 1);
+    let v = lx.read(src, ty);
+    let dst = lx.loc(insn, 0);
+    let old = lx.read(dst, ty);
+    let c = lx.cond(insn.condition_code());
+    let r = lx.b.select(c, v, old);
+    lx.write(dst, r);
+}

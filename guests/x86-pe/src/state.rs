@@ -1,0 +1,109 @@
+//! The x86-32 register file as IR state slots (docs/c-abi.md, "x86 guest conventions").
+//!
+//! The table below is the single source of truth: the slot ids used by the lifter are
+//! positions in it, and `state_desc` adds the slots in the same order, so the two cannot drift.
+
+use rpt_ir::{SlotId, SlotRole, StateDesc, Type};
+
+/// Every slot: name, type and role, in declaration order.
+pub const SLOTS: [(&str, Type, SlotRole); 16] = [
+    ("eax", Type::I32, SlotRole::Gpr),
+    ("ecx", Type::I32, SlotRole::Gpr),
+    ("edx", Type::I32, SlotRole::Gpr),
+    ("ebx", Type::I32, SlotRole::Gpr),
+    ("esp", Type::I32, SlotRole::Gpr),
+    ("ebp", Type::I32, SlotRole::Gpr),
+    ("esi", Type::I32, SlotRole::Gpr),
+    ("edi", Type::I32, SlotRole::Gpr),
+    ("eip", Type::I32, SlotRole::Special),
+    ("cf", Type::I1, SlotRole::Flag),
+    ("pf", Type::I1, SlotRole::Flag),
+    ("af", Type::I1, SlotRole::Flag),
+    ("zf", Type::I1, SlotRole::Flag),
+    ("sf", Type::I1, SlotRole::Flag),
+    ("of", Type::I1, SlotRole::Flag),
+    ("df", Type::I1, SlotRole::Special),
+];
+
+/// `eax`.
+pub const EAX: SlotId = SlotId(0);
+/// `ecx`.
+pub const ECX: SlotId = SlotId(1);
+/// `edx`.
+pub const EDX: SlotId = SlotId(2);
+/// `ebx`.
+pub const EBX: SlotId = SlotId(3);
+/// `esp`.
+pub const ESP: SlotId = SlotId(4);
+/// `ebp`.
+pub const EBP: SlotId = SlotId(5);
+/// `esi`.
+pub const ESI: SlotId = SlotId(6);
+/// `edi`.
+pub const EDI: SlotId = SlotId(7);
+/// `eip`: kept for the runtime's benefit (resume, traces); lifted code does not maintain it.
+pub const EIP: SlotId = SlotId(8);
+/// The carry flag.
+pub const CF: SlotId = SlotId(9);
+/// The parity flag (even parity of the result's low byte).
+pub const PF: SlotId = SlotId(10);
+/// The auxiliary-carry flag (carry out of bit 3).
+pub const AF: SlotId = SlotId(11);
+/// The zero flag.
+pub const ZF: SlotId = SlotId(12);
+/// The sign flag.
+pub const SF: SlotId = SlotId(13);
+/// The overflow flag.
+pub const OF: SlotId = SlotId(14);
+/// The direction flag (string instructions step down when set).
+pub const DF: SlotId = SlotId(15);
+
+/// The eight general-purpose registers in encoding order (eax, ecx, edx, ebx, esp, ebp, esi, edi).
+pub const GPRS: [SlotId; 8] = [EAX, ECX, EDX, EBX, ESP, EBP, ESI, EDI];
+
+/// The six arithmetic flags in EFLAGS bit order (CF, PF, AF, ZF, SF, OF).
+pub const ARITH_FLAGS: [(SlotId, u32); 6] = [(CF, 0), (PF, 2), (AF, 4), (ZF, 6), (SF, 7), (OF, 11)];
+
+/// The x86-32 register file.
+pub fn state_desc() -> StateDesc {
+    let mut desc = StateDesc::new();
+    for (name, ty, role) in SLOTS {
+        // The names are fixed identifiers and distinct, so adding them cannot fail;
+        // a failure would be a bug in the table above, caught by the unit test below.
+        let added = desc.plain(name, ty, role);
+        debug_assert!(added.is_ok(), "bad slot table entry {name}");
+    }
+    desc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants_match_the_table() {
+        let desc = state_desc();
+        assert_eq!(desc.len(), SLOTS.len());
+        let named = [
+            (EAX, "eax"),
+            (ECX, "ecx"),
+            (EDX, "edx"),
+            (EBX, "ebx"),
+            (ESP, "esp"),
+            (EBP, "ebp"),
+            (ESI, "esi"),
+            (EDI, "edi"),
+            (EIP, "eip"),
+            (CF, "cf"),
+            (PF, "pf"),
+            (AF, "af"),
+            (ZF, "zf"),
+            (SF, "sf"),
+            (OF, "of"),
+            (DF, "df"),
+        ];
+        for (id, name) in named {
+            assert_eq!(desc.find(name), Some(id), "{name}");
+        }
+    }
+}
