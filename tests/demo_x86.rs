@@ -4,7 +4,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use rpt_tests::{build_native_i386, object_counts, rpt, stderr_of, workspace_root};
+use rpt_tests::{build_native_i386, object_counts, rpt_in, stderr_of, workspace_root};
 
 const RECIPE: &str = "recipes/demo-x86.ron";
 
@@ -22,14 +22,7 @@ fn demo_output_is_byte_identical_to_native_i386() {
 
     let gen_dir = dir.path().join("gen");
     let cache = dir.path().join("cache");
-    let out = rpt(&[
-        "run",
-        RECIPE,
-        "--gen-dir",
-        gen_dir.to_str().expect("utf-8 path"),
-        "--cache-dir",
-        cache.to_str().expect("utf-8 path"),
-    ]);
+    let out = rpt_in("run", RECIPE, &gen_dir, &cache, &[]);
     let stderr = stderr_of(&out);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -67,14 +60,7 @@ fn recompiling_twice_gives_identical_sources_and_compiles_nothing_new() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cache = dir.path().join("cache");
     let run = |gen_dir: &Path| {
-        let out = rpt(&[
-            "recompile",
-            RECIPE,
-            "--gen-dir",
-            gen_dir.to_str().expect("utf-8 path"),
-            "--cache-dir",
-            cache.to_str().expect("utf-8 path"),
-        ]);
+        let out = rpt_in("recompile", RECIPE, gen_dir, &cache, &[]);
         let stderr = stderr_of(&out);
         assert!(out.status.success(), "rpt recompile failed:\n{stderr}");
         stderr

@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::Path;
 
-use rpt_tests::{build_pe, rpt, sha256_file, stderr_of};
+use rpt_tests::{build_pe, rpt_in, sha256_file, stderr_of};
 
 fn write_recipe(dir: &Path, image: &Path, extra: &str) -> String {
     let recipe = dir.join("probe.ron");
@@ -17,16 +17,7 @@ fn write_recipe(dir: &Path, image: &Path, extra: &str) -> String {
 }
 
 fn recompile(dir: &Path, recipe: &str) -> (bool, String) {
-    let gen_dir = dir.join("gen");
-    let cache = dir.join("cache");
-    let out = rpt(&[
-        "recompile",
-        recipe,
-        "--gen-dir",
-        gen_dir.to_str().expect("utf-8"),
-        "--cache-dir",
-        cache.to_str().expect("utf-8"),
-    ]);
+    let out = rpt_in("recompile", recipe, &dir.join("gen"), &dir.join("cache"), &[]);
     let stderr = stderr_of(&out);
     assert!(!stderr.contains("panicked"), "rpt panicked:\n{stderr}");
     (out.status.success(), stderr)

@@ -11,7 +11,8 @@ fn workspace_root() -> PathBuf {
         .unwrap_or_default()
 }
 
-fn manifests(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Every file under `dir` whose name passes `keep`, skipping build output and hidden folders.
+fn files_where(dir: &Path, keep: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else { return };
     for entry in entries.flatten() {
         let path = entry.path();
@@ -20,8 +21,8 @@ fn manifests(dir: &Path, out: &mut Vec<PathBuf>) {
             continue;
         }
         if path.is_dir() {
-            manifests(&path, out);
-        } else if name == "Cargo.toml" {
+            files_where(&path, keep, out);
+        } else if keep(&path) {
             out.push(path);
         }
     }
@@ -75,7 +76,7 @@ fn allowed(name: &str) -> Option<&'static [&'static str]> {
 fn dependencies_point_one_way() {
     let root = workspace_root();
     let mut found = Vec::new();
-    manifests(&root, &mut found);
+    files_where(&root, &|p| p.file_name().is_some_and(|n| n == "Cargo.toml"), &mut found);
     let mut problems = Vec::new();
     let mut checked = 0;
     for path in found {
@@ -99,27 +100,11 @@ fn dependencies_point_one_way() {
     assert!(problems.is_empty(), "wrong dependency edges:\n{}", problems.join("\n"));
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        if name == "target" || name == "gen" || name.to_string_lossy().starts_with('.') {
-            continue;
-        }
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn every_rust_file_opens_with_a_module_comment() {
     let root = workspace_root();
     let mut files = Vec::new();
-    rust_files(&root, &mut files);
+    files_where(&root, &|p| p.extension().is_some_and(|e| e == "rs"), &mut files);
     let missing: Vec<String> = files
         .iter()
         .filter(|p| {

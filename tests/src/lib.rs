@@ -45,6 +45,15 @@ pub fn rpt(args: &[&str]) -> Output {
         .expect("rpt starts")
 }
 
+/// Runs `rpt <command> <recipe>` with generations and the object cache kept in the given directories.
+pub fn rpt_in(command: &str, recipe: &str, gen_dir: &Path, cache_dir: &Path, extra: &[&str]) -> Output {
+    let gen_dir = gen_dir.to_str().expect("utf-8 path");
+    let cache_dir = cache_dir.to_str().expect("utf-8 path");
+    let mut args = vec![command, recipe, "--gen-dir", gen_dir, "--cache-dir", cache_dir];
+    args.extend_from_slice(extra);
+    rpt(&args)
+}
+
 /// Hex sha256 of a file's bytes.
 pub fn sha256_file(path: &Path) -> String {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));

@@ -111,12 +111,19 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<FileHash>) -> Result<(), Manifest
         if path.is_dir() {
             walk(root, &path, out)?;
         } else {
-            let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+            let rel = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/");
             if rel == "manifest.ron" {
                 continue;
             }
             let bytes = fs::read(&path).map_err(io(&path))?;
-            out.push(FileHash { path: rel, sha256: hash_bytes(&bytes) });
+            out.push(FileHash {
+                path: rel,
+                sha256: hash_bytes(&bytes),
+            });
         }
     }
     Ok(())
@@ -147,8 +154,14 @@ impl Manifest {
     /// Reads `manifest.ron` from a generation directory.
     pub fn read(generation: &Path) -> Result<Manifest, ManifestError> {
         let path = generation.join("manifest.ron");
-        let text = fs::read_to_string(&path).map_err(|source| ManifestError::Io { path: path.clone(), source })?;
-        ron::from_str(&text).map_err(|e| ManifestError::Parse { path, message: e.to_string() })
+        let text = fs::read_to_string(&path).map_err(|source| ManifestError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        ron::from_str(&text).map_err(|e| ManifestError::Parse {
+            path,
+            message: e.to_string(),
+        })
     }
 }
 
@@ -168,10 +181,18 @@ mod tests {
             compiler: "clang version 19".into(),
             cflags: vec!["-O2".into()],
             ldflags: vec![],
-            plugins: vec![PluginEntry { kind: "guest".into(), name: "x86-pe".into(), version: "0.1.0".into(), hash: "h".into() }],
+            plugins: vec![PluginEntry {
+                kind: "guest".into(),
+                name: "x86-pe".into(),
+                version: "0.1.0".into(),
+                hash: "h".into(),
+            }],
             passes: vec![],
             pass_reports: BTreeMap::new(),
-            files: vec![FileHash { path: "src/a.c".into(), sha256: hash_bytes(b"x") }],
+            files: vec![FileHash {
+                path: "src/a.c".into(),
+                sha256: hash_bytes(b"x"),
+            }],
         }
     }
 

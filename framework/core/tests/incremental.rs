@@ -36,6 +36,15 @@ impl Logged {
         log.iter().filter(|q| q.starts_with(&format!("{query}("))).count()
     }
 
+    fn session(&self, loaded: &rpt_recipe::LoadedRecipe) -> Session {
+        Session::new(
+            &self.db,
+            loaded.recipe.clone(),
+            Arc::from(loaded.image.clone()),
+            "demo.lst".into(),
+        )
+    }
+
     fn reset(&self) {
         self.log.lock().expect("log lock").clear();
     }
@@ -45,12 +54,7 @@ impl Logged {
 fn changing_the_shard_count_reuses_every_functions_c() {
     let loaded = demo();
     let mut t = Logged::new();
-    let s = Session::new(
-        &t.db,
-        loaded.recipe.clone(),
-        Arc::from(loaded.image.clone()),
-        "demo.lst".into(),
-    );
+    let s = t.session(&loaded);
     let first = generate(&t.db, s, &|_, _, _| {}).expect("generates");
     let functions = first.stats.functions;
     assert!(functions > 10);
@@ -76,12 +80,7 @@ fn changing_the_shard_count_reuses_every_functions_c() {
 fn a_hint_that_finds_nothing_new_does_not_relift_anything() {
     let loaded = demo();
     let mut t = Logged::new();
-    let s = Session::new(
-        &t.db,
-        loaded.recipe.clone(),
-        Arc::from(loaded.image.clone()),
-        "demo.lst".into(),
-    );
+    let s = t.session(&loaded);
     let first = generate(&t.db, s, &|_, _, _| {}).expect("generates");
 
     t.reset();
