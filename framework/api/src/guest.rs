@@ -4,7 +4,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rpt_ir::{Function, GuestAddr, HelperDecl, StateDesc};
 
-use crate::{PluginInfo, SourceFile};
+use crate::{ParamValue, PluginInfo, SourceFile};
+
+/// Guest-specific settings from the recipe's `guest_options` (e.g. the x86 guest's x87 value model).
+pub type GuestOptions = BTreeMap<String, ParamValue>;
 
 /// Access rights of a loaded segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -160,6 +163,14 @@ pub enum GuestError {
         /// The platforms the guest offers, comma-separated.
         known: String,
     },
+    /// A guest option the guest does not know, or a value it does not accept.
+    #[error("bad guest option `{name}`: {why}")]
+    BadOption {
+        /// The option.
+        name: String,
+        /// What is wrong.
+        why: String,
+    },
     /// The image imports a function the platform does not implement.
     #[error("the {platform} platform does not implement the import {module}!{name}")]
     MissingImport {
@@ -177,11 +188,14 @@ pub trait GuestPlugin: Send + Sync {
     /// Name, version and source hash.
     fn info(&self) -> PluginInfo;
 
-    /// The guest register file; the C backend derives the CPU struct from it.
-    fn state(&self) -> StateDesc;
+    /// Checks the recipe's guest options before anything else runs, so a typo fails early.
+    fn check_options(&self, options: &GuestOptions) -> Result<(), GuestError>;
 
-    /// The runtime helpers lifted code may call.
-    fn helpers(&self) -> Vec<HelperDecl>;
+    /// The guest register file under these options; the C backend derives the CPU struct from it.
+    fn state(&self, options: &GuestOptions) -> StateDesc;
+
+    /// The runtime helpers lifted code may call under these options.
+    fn helpers(&self, options: &GuestOptions) -> Vec<HelperDecl>;
 
     /// How the guest addresses memory.
     fn memory_model(&self) -> MemoryModel;
@@ -201,8 +215,14 @@ pub trait GuestPlugin: Send + Sync {
 
     /// Lifts the function at `entry`. `functions` is the discovered set, so calls and
     /// tail jumps into other functions can be told from jumps within this one.
-    fn lift(&self, image: &GuestImage, entry: GuestAddr, functions: &BTreeSet<GuestAddr>) -> LiftResult;
+    fn lift(
+        &self,
+        image: &GuestImage,
+        entry: GuestAddr,
+        functions: &BTreeSet<GuestAddr>,
+        options: &GuestOptions,
+    ) -> LiftResult;
 
     /// The guest's C runtime part and the platform's C sources.
-    fn runtime_sources(&self, platform: &str) -> Result<Vec<SourceFile>, GuestError>;
+    fn runtime_sources(&self, platform: &str, options: &GuestOptions) -> Result<Vec<SourceFile>, GuestError>;
 }

@@ -12,8 +12,8 @@ mod host;
 mod pass;
 
 pub use guest::{
-    Diagnostic, Discovery, GuestError, GuestImage, GuestPlugin, Import, LiftResult, MemoryModel, Seeds, Segment,
-    SegmentFlags, Severity,
+    Diagnostic, Discovery, GuestError, GuestImage, GuestOptions, GuestPlugin, Import, LiftResult, MemoryModel, Seeds,
+    Segment, SegmentFlags, Severity,
 };
 pub use host::{CacheGeometry, CompilerSettings, HostDesc, HostPlugin, Runner};
 pub use pass::{ParamValue, PassError, PassParams, PassPlugin};

@@ -175,7 +175,10 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
     }
     let guest = guest_plugin(db, s)?;
     let platform = &s.recipe(db).platform;
-    for extra in guest.runtime_sources(platform).map_err(CoreError::Guest)? {
+    for extra in guest
+        .runtime_sources(platform, crate::queries::guest_options(db, s))
+        .map_err(CoreError::Guest)?
+    {
         if extra.path.ends_with(".c") {
             compile_units.push(extra.path.clone());
         }

@@ -8,7 +8,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use rpt_api::{Diagnostic, GuestImage, GuestPlugin, LiftResult, MemoryModel, ParamValue, PassParams, Seeds};
+use rpt_api::{
+    Diagnostic, GuestImage, GuestOptions, GuestPlugin, LiftResult, MemoryModel, ParamValue, PassParams, Seeds,
+};
 use rpt_emit_c::{EmitContext, EmittedFunction};
 use rpt_ir::print::function_to_string;
 use rpt_ir::verify::{VerifyContext, verify_function};
@@ -29,6 +31,12 @@ pub fn guest_name(db: &dyn Db, s: Session) -> String {
 #[salsa::tracked(returns(ref))]
 pub fn enabled_passes(db: &dyn Db, s: Session) -> Vec<rpt_recipe::PassConfig> {
     s.recipe(db).passes.iter().filter(|p| p.enabled).cloned().collect()
+}
+
+/// The recipe's guest options, in the plugin interface's terms.
+#[salsa::tracked(returns(ref))]
+pub fn guest_options(db: &dyn Db, s: Session) -> GuestOptions {
+    params(&s.recipe(db).guest_options)
 }
 
 /// The recipe's shard count.
@@ -82,6 +90,8 @@ pub fn program_facts(db: &dyn Db, s: Session) -> Result<Arc<ProgramFacts>, CoreE
     let guest = guest_plugin(db, s)?;
     let image = guest_image(db, s).clone()?;
     let recipe = s.recipe(db);
+    let options = guest_options(db, s);
+    guest.check_options(options).map_err(CoreError::Guest)?;
     let externs = guest.externs(&image, &recipe.platform).map_err(CoreError::Guest)?;
     let seeds = Seeds {
         entry_points: recipe.entry_points.iter().map(|a| GuestAddr(*a)).collect(),
@@ -89,8 +99,12 @@ pub fn program_facts(db: &dyn Db, s: Session) -> Result<Arc<ProgramFacts>, CoreE
     };
     let discovery = guest.discover(&image, &seeds);
     Ok(Arc::new(ProgramFacts {
-        state: guest.state(),
-        helpers: guest.helpers().into_iter().map(|h| (h.name.clone(), h)).collect(),
+        state: guest.state(options),
+        helpers: guest
+            .helpers(options)
+            .into_iter()
+            .map(|h| (h.name.clone(), h))
+            .collect(),
         externs,
         memory: guest.memory_model(),
         entry: image.entry,
@@ -120,7 +134,7 @@ pub fn lifted_function<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> 
     if !facts.functions.contains(&addr) {
         return Err(CoreError::NotAFunction(addr));
     }
-    let lifted = guest.lift(&image, addr, &facts.functions);
+    let lifted = guest.lift(&image, addr, &facts.functions, guest_options(db, s));
     verify(&lifted.function, &facts).map_err(|errors| CoreError::BadLift {
         function: addr,
         errors,
@@ -129,7 +143,7 @@ pub fn lifted_function<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> 
     Ok(Arc::new(lifted))
 }
 
-fn pass_params(params: &BTreeMap<String, rpt_recipe::ParamValue>) -> PassParams {
+fn params(params: &BTreeMap<String, rpt_recipe::ParamValue>) -> BTreeMap<String, ParamValue> {
     params
         .iter()
         .map(|(k, v)| {
@@ -155,7 +169,7 @@ pub fn optimized_function<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) 
             name: config.name.clone(),
             known: none_if_empty(db.registry().pass_names()),
         })?;
-        let params = pass_params(&config.params);
+        let params: PassParams = params(&config.params);
         let fail = |message: String| CoreError::Pass {
             pass: config.name.clone(),
             function: entry,

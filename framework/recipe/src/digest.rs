@@ -44,6 +44,9 @@ pub fn canonical_form(recipe: &Recipe, image_sha256: &str) -> String {
         &format!("image_sha256 {}", quote(&image_sha256.to_ascii_lowercase())),
     );
     line(&mut out, &format!("platform {}", quote(&recipe.platform)));
+    for (name, value) in &recipe.guest_options {
+        line(&mut out, &format!("guest_option {} {}", quote(name), param_text(value)));
+    }
     if recipe.host != DEFAULT_HOST {
         line(&mut out, &format!("host {}", quote(&recipe.host)));
     }
@@ -67,12 +70,7 @@ pub fn canonical_form(recipe: &Recipe, image_sha256: &str) -> String {
     for pass in recipe.passes.iter().filter(|p| p.enabled) {
         line(&mut out, &format!("pass {}", quote(&pass.name)));
         for (name, value) in &pass.params {
-            let value = match value {
-                ParamValue::Bool(b) => format!("bool {b}"),
-                ParamValue::Int(i) => format!("int {i}"),
-                ParamValue::Str(s) => format!("str {}", quote(s)),
-            };
-            line(&mut out, &format!("  param {} {value}", quote(name)));
+            line(&mut out, &format!("  param {} {}", quote(name), param_text(value)));
         }
     }
     if recipe.shards != DEFAULT_SHARDS {
@@ -85,6 +83,14 @@ pub fn canonical_form(recipe: &Recipe, image_sha256: &str) -> String {
         line(&mut out, &format!("plugin {}", quote(&plugin.path.to_string_lossy())));
     }
     out
+}
+
+fn param_text(value: &ParamValue) -> String {
+    match value {
+        ParamValue::Bool(b) => format!("bool {b}"),
+        ParamValue::Int(i) => format!("int {i}"),
+        ParamValue::Str(s) => format!("str {}", quote(s)),
+    }
 }
 
 /// The lower-case hex sha256 of `bytes`.

@@ -29,6 +29,9 @@ pub struct Recipe {
     pub image_sha256: String,
     /// The guest platform: how the program meets its operating system (`"win32-console"`).
     pub platform: String,
+    /// Guest-specific settings (optional), e.g. `{"x87": "f64"}` for the x86 guest.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub guest_options: BTreeMap<String, ParamValue>,
     /// The host plugin the C is compiled for.
     #[serde(default = "default_host")]
     pub host: String,

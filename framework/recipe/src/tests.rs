@@ -443,6 +443,24 @@ fn digest_covers_what_changes_output() {
 }
 
 #[test]
+fn guest_options_are_in_the_digest_only_when_given() {
+    let base = digest(&good(), HASH_A);
+    let with = |options: &str| {
+        let text = GOOD.replacen(
+            "platform: \"win32-console\",",
+            &format!("platform: \"win32-console\", {options}"),
+            1,
+        );
+        assert_ne!(text, GOOD, "the platform line is where options go");
+        digest(&parse(path(), &text).expect("parses"), HASH_A)
+    };
+    assert_eq!(base, with("guest_options: {},"), "an empty option map is the default");
+    let f64_model = with("guest_options: {\"x87\": \"f64\"},");
+    assert_ne!(base, f64_model);
+    assert_ne!(f64_model, with("guest_options: {\"x87\": \"f80\"},"));
+}
+
+#[test]
 fn the_canonical_form_is_fixed() {
     // A change to this text changes every digest: bump DIGEST_FORMAT when it is deliberate.
     let expected = format!(

@@ -23,7 +23,10 @@ pub mod state;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use rpt_api::{Discovery, GuestError, GuestImage, GuestPlugin, LiftResult, MemoryModel, PluginInfo, Seeds, SourceFile};
+use rpt_api::{
+    Discovery, GuestError, GuestImage, GuestOptions, GuestPlugin, LiftResult, MemoryModel, PluginInfo, Seeds,
+    SourceFile,
+};
 use rpt_ir::{GuestAddr, HelperDecl, StateDesc};
 
 /// The x86 PE guest plugin.
@@ -42,12 +45,23 @@ impl GuestPlugin for X86Pe {
         }
     }
 
-    fn state(&self) -> StateDesc {
+    /// No options are defined yet (the x87 value model will be the first), so any option is a typo.
+    fn check_options(&self, options: &GuestOptions) -> Result<(), GuestError> {
+        match options.keys().next() {
+            None => Ok(()),
+            Some(name) => Err(GuestError::BadOption {
+                name: name.clone(),
+                why: "the x86-pe guest has no such option".to_string(),
+            }),
+        }
+    }
+
+    fn state(&self, _options: &GuestOptions) -> StateDesc {
         state::state_desc()
     }
 
     /// Lifted x86 integer code needs no runtime helpers: every instruction is plain IR.
-    fn helpers(&self) -> Vec<HelperDecl> {
+    fn helpers(&self, _options: &GuestOptions) -> Vec<HelperDecl> {
         Vec::new()
     }
 
@@ -74,12 +88,18 @@ impl GuestPlugin for X86Pe {
         discover::discover(image, seeds)
     }
 
-    fn lift(&self, image: &GuestImage, entry: GuestAddr, functions: &BTreeSet<GuestAddr>) -> LiftResult {
+    fn lift(
+        &self,
+        image: &GuestImage,
+        entry: GuestAddr,
+        functions: &BTreeSet<GuestAddr>,
+        _options: &GuestOptions,
+    ) -> LiftResult {
         let walker = discover::Walker::new(image, Cow::Borrowed(functions));
         lift::lift_function(&walker, entry)
     }
 
-    fn runtime_sources(&self, platform: &str) -> Result<Vec<SourceFile>, GuestError> {
+    fn runtime_sources(&self, platform: &str, _options: &GuestOptions) -> Result<Vec<SourceFile>, GuestError> {
         platform::runtime_sources(platform)
     }
 }

@@ -248,7 +248,9 @@ fn externs_and_runtime_sources() {
         Err(GuestError::UnknownPlatform { .. })
     ));
     assert_eq!(X86Pe.platforms(), ["win32-console"]);
-    let sources = X86Pe.runtime_sources("win32-console").expect("sources");
+    let sources = X86Pe
+        .runtime_sources("win32-console", &Default::default())
+        .expect("sources");
     let paths: Vec<&str> = sources.iter().map(|s| s.path.as_str()).collect();
     assert_eq!(paths, ["guest/x86_runtime.c", "guest/win32_console.c"]);
     assert!(X86Pe.info().hash.len() == 64 && X86Pe.info().name == "x86-pe");

@@ -147,7 +147,9 @@ fn the_c_parts_compile_cleanly_and_behave() {
     std::fs::write(dir.join("cpu.h"), cpu_header()).expect("write cpu.h");
     std::fs::write(dir.join("fake_guest.c"), FAKE_GUEST).expect("write fake guest");
     let mut objects = Vec::new();
-    let sources = X86Pe.runtime_sources("win32-console").expect("sources");
+    let sources = X86Pe
+        .runtime_sources("win32-console", &Default::default())
+        .expect("sources");
     for src in &sources {
         std::fs::write(dir.join(&src.path), &src.contents).expect("write guest source");
     }

@@ -91,8 +91,8 @@ pub fn code_image(addr: u64, code: &[u8]) -> GuestImage {
 /// Lifts one function and verifies it against the x86 state, the functions and the image's thunks.
 pub fn lift_verified(image: &GuestImage, entry: GuestAddr, functions: &BTreeSet<GuestAddr>) -> LiftResult {
     let plugin = X86Pe;
-    let result = plugin.lift(image, entry, functions);
-    let state = plugin.state();
+    let result = plugin.lift(image, entry, functions, &Default::default());
+    let state = plugin.state(&Default::default());
     let callees: BTreeSet<GuestAddr> = functions
         .iter()
         .copied()
@@ -123,7 +123,7 @@ pub fn lift_program(image: &GuestImage) -> (Program, Vec<rpt_api::Diagnostic>) {
 pub fn lift_program_with(image: &GuestImage, seeds: &rpt_api::Seeds) -> (Program, Vec<rpt_api::Diagnostic>) {
     let plugin = X86Pe;
     let discovery = plugin.discover(image, seeds);
-    let mut program = Program::new(plugin.state());
+    let mut program = Program::new(plugin.state(&Default::default()));
     let mut diagnostics = discovery.diagnostics.clone();
     for &f in &discovery.functions {
         let lifted = lift_verified(image, f, &discovery.functions);
