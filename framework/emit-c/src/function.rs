@@ -29,7 +29,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use rpt_ir::{
-    AddrSpace, BinaryOp, Block, BlockCall, CallTarget, ConvOp, Endian, ExitReason, FBinaryOp, FConvOp, FUnaryOp,
+    AddrSpace, BinaryOp, Block, BlockCall, CallTarget, ConvOp, Endian, ExitReason, FBinaryOp, FConvOp, FTernaryOp, FUnaryOp,
     FloatCC, Function, GuestAddr, InstKind, IntCC, Rounding, SlotId, SlotLayout, Terminator, Type, UnaryOp, Value,
 };
 
@@ -382,6 +382,10 @@ impl<'a> FnEmitter<'a> {
                 let e = self.fbinary(*op, *rounding, args[0], args[1])?;
                 self.define(result, e)
             }
+            InstKind::FTernary { op, rounding, args } => {
+                let e = self.fternary(*op, *rounding, args)?;
+                self.define(result, e)
+            }
             InstKind::FUnary { op, rounding, arg } => {
                 let e = self.funary(*op, *rounding, *arg)?;
                 self.define(result, e)
@@ -617,6 +621,23 @@ impl<'a> FnEmitter<'a> {
             Rounding::Nearest => format!("{a} {c_op} {b}"),
             Rounding::Zero | Rounding::Up | Rounding::Down | Rounding::Dynamic => {
                 format!("rpt_{}_{}({a}, {b}, {})", op.name(), ty.name(), Self::mode(rounding))
+            }
+        })
+    }
+
+    fn fternary(&self, op: FTernaryOp, rounding: Rounding, args: &[Value; 3]) -> Result<String, EmitError> {
+        let what = format!("{}.{}", op.name(), rounding.name());
+        let ty = self.float_ty(args[0], &what)?;
+        let [a, b, c] = args;
+        let (builtin, runtime) = match (op, ty) {
+            (FTernaryOp::Fma, Type::F32) => ("__builtin_fmaf", "rpt_fma_f32"),
+            (FTernaryOp::Fma, Type::F64) => ("__builtin_fma", "rpt_fma_f64"),
+            _ => return Err(self.unsupported(format!("{what} on {ty}"))),
+        };
+        Ok(match rounding {
+            Rounding::Nearest => format!("{builtin}({a}, {b}, {c})"),
+            Rounding::Zero | Rounding::Up | Rounding::Down | Rounding::Dynamic => {
+                format!("{runtime}({a}, {b}, {c}, {})", Self::mode(rounding))
             }
         })
     }

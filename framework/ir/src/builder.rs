@@ -4,7 +4,7 @@
 //! one place; the verifier still checks everything afterwards.
 
 use crate::{
-    AddrSpace, BinaryOp, Block, BlockCall, CallTarget, ConvOp, Endian, ExitReason, FBinaryOp, FConvOp, FUnaryOp,
+    AddrSpace, BinaryOp, Block, BlockCall, CallTarget, ConvOp, Endian, ExitReason, FBinaryOp, FConvOp, FTernaryOp, FUnaryOp,
     FloatCC, Function, GuestAddr, Inst, InstKind, IntCC, Rounding, SlotId, StateDesc, Terminator, Type, UnaryOp, Value,
 };
 
@@ -186,6 +186,19 @@ impl<'a> FunctionBuilder<'a> {
                 op,
                 rounding,
                 args: [a, b],
+            },
+        )
+    }
+
+    /// Three-operand float arithmetic (`fma`).
+    pub fn fternary(&mut self, op: FTernaryOp, rounding: Rounding, a: Value, b: Value, c: Value) -> Value {
+        let ty = self.ty(a);
+        self.push_value(
+            ty,
+            InstKind::FTernary {
+                op,
+                rounding,
+                args: [a, b, c],
             },
         )
     }

@@ -154,6 +154,14 @@ op_table!(
 );
 
 op_table!(
+    /// Three-operand float arithmetic with an explicit rounding.
+    FTernaryOp {
+        /// Fused multiply-add `a * b + c`, rounded once.
+        Fma = "fma",
+    }
+);
+
+op_table!(
     /// One-operand float operations; `fsqrt` rounds, the others are exact.
     FUnaryOp {
         /// Square root.
@@ -347,6 +355,15 @@ pub enum InstKind {
         rounding: Rounding,
         /// Left and right operands.
         args: [Value; 2],
+    },
+    /// Three-operand float arithmetic with explicit rounding.
+    FTernary {
+        /// Which operation.
+        op: FTernaryOp,
+        /// How the result is rounded.
+        rounding: Rounding,
+        /// The operands (`a`, `b`, `c` of `a * b + c` for `fma`).
+        args: [Value; 3],
     },
     /// One-operand float operation.
     FUnary {
@@ -602,6 +619,7 @@ impl InstKind {
             | InstKind::Icmp { args, .. }
             | InstKind::FBinary { args, .. }
             | InstKind::Fcmp { args, .. } => args.to_vec(),
+            InstKind::FTernary { args, .. } => args.to_vec(),
             InstKind::Select {
                 cond,
                 if_true,
@@ -628,6 +646,11 @@ impl InstKind {
             | InstKind::Icmp { args, .. }
             | InstKind::FBinary { args, .. }
             | InstKind::Fcmp { args, .. } => {
+                for a in args {
+                    *a = f(*a);
+                }
+            }
+            InstKind::FTernary { args, .. } => {
                 for a in args {
                     *a = f(*a);
                 }
@@ -678,6 +701,7 @@ impl InstKind {
             | InstKind::Select { .. }
             | InstKind::Convert { .. }
             | InstKind::FBinary { .. }
+            | InstKind::FTernary { .. }
             | InstKind::FUnary { .. }
             | InstKind::Fcmp { .. }
             | InstKind::FConvert { .. }

@@ -2,14 +2,22 @@
 //!
 //! It is the oracle for "a pass did not change behaviour" and for instruction
 //! semantics without a C compiler, so it favours plain, obviously-right code
-//! over speed. Floats: f32 and f64 with round-to-nearest (and truncation for
-//! `ftosi.rz`) are implemented; other roundings, f80 arithmetic and vectors
-//! report [`InterpError::Unsupported`] rather than guessing.
+//! over speed. Floats: f32 and f64 arithmetic with round-to-nearest runs on the
+//! host's floats; directed and dynamic roundings and `fma` use the software
+//! floats of `rustc_apfloat` (dynamic rounding asks the [`Environment`] for the
+//! guest's mode). f80 arithmetic, vectors and rounded square roots other than
+//! to nearest report [`InterpError::Unsupported`] rather than guessing. NaN
+//! payloads of the software path may differ from a host's; guests that care
+//! (PowerPC) pick their NaNs explicitly.
 
 use std::collections::BTreeMap;
 
+use rustc_apfloat::ieee::{Double, Single};
+use rustc_apfloat::{Float, FloatConvert, Round};
+
 use crate::{
-    AddrSpace, BinaryOp, BlockCall, CallTarget, ConvOp, Endian, ExitReason, FBinaryOp, FConvOp, FUnaryOp, FloatCC,
+    AddrSpace, BinaryOp, BlockCall, CallTarget, ConvOp, Endian, ExitReason, FBinaryOp, FConvOp, FTernaryOp, FUnaryOp,
+    FloatCC,
     Function, GuestAddr, InstKind, IntCC, Program, Rounding, SlotId, SlotLayout, StateDesc, Terminator, Type, UnaryOp,
     Value,
 };
@@ -241,6 +249,14 @@ pub trait Environment {
         args: &[Val],
         machine: &mut MachineState,
     ) -> Result<Option<Option<Val>>, InterpError>;
+
+    /// The guest's current rounding mode, for `.rdyn` float operations. The default is an
+    /// environment without one, which makes such operations unsupported.
+    fn dynamic_rounding(&mut self, _machine: &MachineState) -> Result<Rounding, InterpError> {
+        Err(InterpError::Unsupported(
+            "dynamic rounding (the environment gives no rounding mode)".to_string(),
+        ))
+    }
 }
 
 /// An environment with no externs and no helpers.
@@ -496,10 +512,22 @@ impl<'p> Interpreter<'p> {
                     },
                 }
             }
-            InstKind::FBinary { op, rounding, args } => {
-                if *rounding != Rounding::Nearest {
-                    return float_unsupported(&format!("{}.{}", op.name(), rounding.name()));
-                }
+            InstKind::FTernary { op, rounding, args } => {
+                let mode = resolve_rounding(*rounding, env, &self.machine)?;
+                let (a, b, c) = (read(args[0])?, read(args[1])?, read(args[2])?);
+                soft_fma(*op, mode, a, b, c)?
+            }
+            InstKind::FBinary { op, rounding, args } if *rounding != Rounding::Nearest => {
+                let mode = resolve_rounding(*rounding, env, &self.machine)?;
+                soft_fbinary(*op, mode, read(args[0])?, read(args[1])?)?
+            }
+            InstKind::FConvert { op, rounding, arg, to } if *rounding == Rounding::Dynamic => {
+                let mode = resolve_rounding(*rounding, env, &self.machine)?;
+                let x = read(*arg)?;
+                let from = ty_of(*arg);
+                fconvert(*op, mode, x, from, *to)?
+            }
+            InstKind::FBinary { op, rounding: _, args } => {
                 match (read(args[0])?, read(args[1])?) {
                     (Val::F32(a), Val::F32(b)) => {
                         let (a, b) = (f32::from_bits(a), f32::from_bits(b));
@@ -730,14 +758,31 @@ fn fconvert(op: FConvOp, rounding: Rounding, x: Val, from: Type, to: Type) -> Re
             (Val::F64(b), Type::F32) if rounding == Rounding::Nearest => {
                 Ok(Val::F32((f64::from_bits(b) as f32).to_bits()))
             }
+            (Val::F64(b), Type::F32) => {
+                let mut loses_info = false;
+                let narrowed: Single = Double::from_bits(u128::from(b))
+                    .convert_r(soft_round(rounding)?, &mut loses_info)
+                    .value;
+                Ok(Val::F32(narrowed.to_bits() as u32))
+            }
             _ => float_unsupported(&format!("fconvert.{} from {from} to {to}", rounding.name())),
         },
         FConvOp::SintToFloat | FConvOp::UintToFloat => {
-            if rounding != Rounding::Nearest {
-                return float_unsupported("int-to-float with directed rounding");
-            }
             let i = x.int();
             let signed = op == FConvOp::SintToFloat;
+            if rounding != Rounding::Nearest {
+                let round = soft_round(rounding)?;
+                let wide = if signed {
+                    i128::from(sign_extend(i, from.bits()))
+                } else {
+                    i128::from(i)
+                };
+                return match to {
+                    Type::F64 => Ok(Val::F64(Double::from_i128_r(wide, round).value.to_bits() as u64)),
+                    Type::F32 => Ok(Val::F32(Single::from_i128_r(wide, round).value.to_bits() as u32)),
+                    _ => float_unsupported(&format!("{} to {to}", op.name())),
+                };
+            }
             match to {
                 Type::F64 if signed => Ok(Val::F64((sign_extend(i, from.bits()) as f64).to_bits())),
                 Type::F64 => Ok(Val::F64((i as f64).to_bits())),
@@ -763,5 +808,69 @@ fn fconvert(op: FConvOp, rounding: Rounding, x: Val, from: Type, to: Type) -> Re
             }
             Ok(Val::Int((r as i64 as u64) & to.mask()))
         }
+    }
+}
+
+/// The rounding a `.rdyn` operation uses now, from the environment; fixed roundings pass through.
+fn resolve_rounding(
+    rounding: Rounding,
+    env: &mut dyn Environment,
+    machine: &MachineState,
+) -> Result<Rounding, InterpError> {
+    match rounding {
+        Rounding::Dynamic => match env.dynamic_rounding(machine)? {
+            Rounding::Dynamic => float_unsupported("a dynamic rounding mode that is itself dynamic"),
+            fixed => Ok(fixed),
+        },
+        fixed => Ok(fixed),
+    }
+}
+
+/// The software-float rounding of a fixed IR rounding.
+fn soft_round(rounding: Rounding) -> Result<Round, InterpError> {
+    Ok(match rounding {
+        Rounding::Nearest => Round::NearestTiesToEven,
+        Rounding::Zero => Round::TowardZero,
+        Rounding::Up => Round::TowardPositive,
+        Rounding::Down => Round::TowardNegative,
+        Rounding::Dynamic => return float_unsupported("an unresolved dynamic rounding"),
+    })
+}
+
+/// Two-operand float arithmetic in software floats, with any fixed rounding.
+fn soft_fbinary(op: FBinaryOp, rounding: Rounding, a: Val, b: Val) -> Result<Val, InterpError> {
+    fn apply<F: Float>(op: FBinaryOp, round: Round, a: F, b: F) -> F {
+        match op {
+            FBinaryOp::Fadd => a.add_r(b, round).value,
+            FBinaryOp::Fsub => a.sub_r(b, round).value,
+            FBinaryOp::Fmul => a.mul_r(b, round).value,
+            FBinaryOp::Fdiv => a.div_r(b, round).value,
+        }
+    }
+    let round = soft_round(rounding)?;
+    match (a, b) {
+        (Val::F32(a), Val::F32(b)) => Ok(Val::F32(
+            apply(op, round, Single::from_bits(u128::from(a)), Single::from_bits(u128::from(b))).to_bits() as u32,
+        )),
+        (Val::F64(a), Val::F64(b)) => Ok(Val::F64(
+            apply(op, round, Double::from_bits(u128::from(a)), Double::from_bits(u128::from(b))).to_bits() as u64,
+        )),
+        _ => float_unsupported(&format!("{}.{} on this type", op.name(), rounding.name())),
+    }
+}
+
+/// Three-operand float arithmetic in software floats (rounded once), with any fixed rounding.
+fn soft_fma(op: FTernaryOp, rounding: Rounding, a: Val, b: Val, c: Val) -> Result<Val, InterpError> {
+    let round = soft_round(rounding)?;
+    match (op, a, b, c) {
+        (FTernaryOp::Fma, Val::F32(a), Val::F32(b), Val::F32(c)) => {
+            let [a, b, c] = [a, b, c].map(|x| Single::from_bits(u128::from(x)));
+            Ok(Val::F32(a.mul_add_r(b, c, round).value.to_bits() as u32))
+        }
+        (FTernaryOp::Fma, Val::F64(a), Val::F64(b), Val::F64(c)) => {
+            let [a, b, c] = [a, b, c].map(|x| Double::from_bits(u128::from(x)));
+            Ok(Val::F64(a.mul_add_r(b, c, round).value.to_bits() as u64))
+        }
+        _ => float_unsupported(&format!("{}.{} on this type", op.name(), rounding.name())),
     }
 }

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use crate::{
-    AddrSpace, BinaryOp, Block, BlockCall, CallTarget, ConvOp, Effects, Endian, ExitReason, FBinaryOp, FConvOp,
+    AddrSpace, BinaryOp, Block, BlockCall, CallTarget, ConvOp, Effects, Endian, ExitReason, FBinaryOp, FConvOp, FTernaryOp,
     FUnaryOp, FloatCC, Function, GuestAddr, HelperDecl, Inst, InstKind, IntCC, Program, Rounding, Slot, SlotLayout,
     SlotRole, StateDesc, Terminator, Type, UnaryOp, Value,
 };
@@ -801,6 +801,16 @@ fn parse_inst_kind(
             op,
             rounding,
             args: p.two(line)?,
+        });
+    }
+    if let Some(op) = FTernaryOp::from_name(base) {
+        need_result(line)?;
+        let rounding = rounding(line, q1, mnemonic)?;
+        let v = p.values(line, 3)?;
+        return Ok(InstKind::FTernary {
+            op,
+            rounding,
+            args: [v[0], v[1], v[2]],
         });
     }
     if let Some(op) = FUnaryOp::from_name(base) {

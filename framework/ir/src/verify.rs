@@ -298,6 +298,16 @@ impl Checker<'_> {
                 }
                 self.result(result, t.or_else(|| self.func.value_type(args[0])));
             }
+            InstKind::FTernary { args, .. } => {
+                let t = self.same(args[0], args[1]);
+                let u = self.same(args[0], args[2]);
+                if let Some(t) = t.or(u)
+                    && !t.is_float()
+                {
+                    self.error(format!("float operation on {t}"));
+                }
+                self.result(result, t.or_else(|| self.func.value_type(args[0])));
+            }
             InstKind::FUnary { arg, .. } => {
                 self.expect(*arg, "operand", |t| t.is_float() || t == Type::V2F32, "a float");
                 let t = self.func.value_type(*arg);

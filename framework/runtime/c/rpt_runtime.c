@@ -267,6 +267,18 @@ double rpt_fadd_f64(double a, double b, int mode) { RPT_ROUNDED2(double, mode, a
 double rpt_fsub_f64(double a, double b, int mode) { RPT_ROUNDED2(double, mode, a, b, -); }
 double rpt_fmul_f64(double a, double b, int mode) { RPT_ROUNDED2(double, mode, a, b, *); }
 double rpt_fdiv_f64(double a, double b, int mode) { RPT_ROUNDED2(double, mode, a, b, /); }
+#define RPT_ROUNDED3(type, mode, a, b, c, fn)                      \
+	do {                                                       \
+		int saved_ = rpt_host_get_rounding();              \
+		rpt_host_set_rounding(rpt_host_rounding_of(mode)); \
+		volatile type a_ = (a), b_ = (b), c_ = (c);        \
+		volatile type result_ = fn(a_, b_, c_);            \
+		rpt_host_set_rounding(saved_);                     \
+		return result_;                                    \
+	} while (0)
+
+float rpt_fma_f32(float a, float b, float c, int mode) { RPT_ROUNDED3(float, mode, a, b, c, __builtin_fmaf); }
+double rpt_fma_f64(double a, double b, double c, int mode) { RPT_ROUNDED3(double, mode, a, b, c, __builtin_fma); }
 float rpt_fsqrt_f32(float a, int mode) { RPT_ROUNDED1(float, float, mode, a, __builtin_sqrtf(x_)); }
 double rpt_fsqrt_f64(double a, int mode) { RPT_ROUNDED1(double, double, mode, a, __builtin_sqrt(x_)); }
 float rpt_fconvert_f64_f32(double a, int mode) { RPT_ROUNDED1(float, double, mode, a, (float)x_); }

@@ -112,6 +112,8 @@ double rpt_fsub_f64(double a, double b, int mode);
 double rpt_fmul_f64(double a, double b, int mode);
 double rpt_fdiv_f64(double a, double b, int mode);
 double rpt_fsqrt_f64(double a, int mode);
+float rpt_fma_f32(float a, float b, float c, int mode);
+double rpt_fma_f64(double a, double b, double c, int mode);
 float rpt_fconvert_f64_f32(double a, int mode);
 float rpt_i64_to_f32(int64_t a, int mode);
 double rpt_i64_to_f64(int64_t a, int mode);

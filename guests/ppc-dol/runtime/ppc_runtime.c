@@ -1,0 +1,121 @@
+/*
+ * ppc_runtime.c - the PowerPC guest's C part: start-up state, exit handling, the FPSCR rounding
+ * mode, the time base and the 750's fres/frsqrte estimates.
+ *
+ * See docs/c-abi.md ("PowerPC guest conventions"). Guest memory is the runtime's flat 4 GiB
+ * reservation, addressed with the guest's own (effective) addresses: a DOL's sections sit at
+ * their MEM1 addresses (0x80000000...), so no translation happens on any access.
+ */
+#include "cpu.h"
+
+/* Defined by the platform's C file: platform state built from the host's arguments. */
+void rpt_ppc_platform_init(struct cpu *c, int argc, char **argv);
+
+void rpt_guest_init(struct cpu *c, int argc, char **argv)
+{
+	/* FPSCR 0: round to nearest, every exception disabled, as the SDK's start-up leaves it. */
+	c->fpscr = 0;
+	rpt_ppc_platform_init(c, argc, argv);
+}
+
+/* A returning entry point ends the process with r3, the C return value. */
+int rpt_guest_finish(struct cpu *c)
+{
+	return (int)c->r3;
+}
+
+/* No exit reason is handled here: the runtime reports every one with its guest address. */
+int rpt_guest_on_exit(struct cpu *c, uint64_t pc, int reason)
+{
+	(void)c;
+	(void)pc;
+	(void)reason;
+	return 0;
+}
+
+/* FPSCR[RN] numbers the modes as RPT_ROUND_* does: nearest, zero, +inf, -inf. */
+int rpt_guest_rounding(struct cpu *c)
+{
+	return (int)(c->fpscr & 3u);
+}
+
+/* ---- fres / frsqrte: the 750's estimates (the tables are Dolphin's hardware measurements;
+ * guests/ppc-dol/src/estimate.rs has the same algorithm and a test compares the two). */
+
+static const int32_t rpt_ppc_fres_table[32][2] = {
+	{ 0x7ff800, 0x3e1 }, { 0x783800, 0x3a7 }, { 0x70ea00, 0x371 }, { 0x6a0800, 0x340 },
+	{ 0x638800, 0x313 }, { 0x5d6200, 0x2ea }, { 0x579000, 0x2c4 }, { 0x520800, 0x2a0 },
+	{ 0x4cc800, 0x27f }, { 0x47ca00, 0x261 }, { 0x430800, 0x245 }, { 0x3e8000, 0x22a },
+	{ 0x3a2c00, 0x212 }, { 0x360800, 0x1fb }, { 0x321400, 0x1e5 }, { 0x2e4a00, 0x1d1 },
+	{ 0x2aa800, 0x1be }, { 0x272c00, 0x1ac }, { 0x23d600, 0x19b }, { 0x209e00, 0x18b },
+	{ 0x1d8800, 0x17c }, { 0x1a9000, 0x16e }, { 0x17ae00, 0x15b }, { 0x14f800, 0x15b },
+	{ 0x124400, 0x143 }, { 0x0fbe00, 0x143 }, { 0x0d3800, 0x12d }, { 0x0ade00, 0x12d },
+	{ 0x088400, 0x11a }, { 0x065000, 0x11a }, { 0x041c00, 0x108 }, { 0x020c00, 0x106 },
+};
+
+static const int32_t rpt_ppc_frsqrte_table[32][2] = {
+	{ 0x3ffa000, 0x7a4 }, { 0x3c29000, 0x700 }, { 0x38aa000, 0x670 }, { 0x3572000, 0x5f2 },
+	{ 0x3279000, 0x584 }, { 0x2fb7000, 0x524 }, { 0x2d26000, 0x4cc }, { 0x2ac0000, 0x47e },
+	{ 0x2881000, 0x43a }, { 0x2665000, 0x3fa }, { 0x2468000, 0x3c2 }, { 0x2287000, 0x38e },
+	{ 0x20c1000, 0x35e }, { 0x1f12000, 0x332 }, { 0x1d79000, 0x30a }, { 0x1bf4000, 0x2e6 },
+	{ 0x1a7e800, 0x568 }, { 0x17cb800, 0x4f3 }, { 0x1552800, 0x48d }, { 0x130c000, 0x435 },
+	{ 0x10f2000, 0x3e7 }, { 0x0eff000, 0x3a2 }, { 0x0d2e000, 0x365 }, { 0x0b7c000, 0x32e },
+	{ 0x09e5000, 0x2fc }, { 0x0867000, 0x2d0 }, { 0x06ff000, 0x2a8 }, { 0x05ab800, 0x283 },
+	{ 0x046a000, 0x261 }, { 0x0339800, 0x243 }, { 0x0218800, 0x226 }, { 0x0105800, 0x20b },
+};
+
+#define RPT_PPC_SIGN (UINT64_C(1) << 63)
+#define RPT_PPC_EXP (UINT64_C(0x7ff) << 52)
+#define RPT_PPC_FRAC ((UINT64_C(1) << 52) - 1)
+#define RPT_PPC_QUIET (UINT64_C(1) << 51)
+#define RPT_PPC_DEFAULT_NAN UINT64_C(0x7ff8000000000000)
+#define RPT_PPC_FLT_MAX UINT64_C(0x47efffffe0000000)
+
+uint64_t rpt_helper_fres_estimate(struct cpu *restrict c, uint64_t bits)
+{
+	(void)c;
+	uint64_t sign = bits & RPT_PPC_SIGN, exp = bits & RPT_PPC_EXP, frac = bits & RPT_PPC_FRAC;
+	if (exp == 0 && frac == 0)
+		return sign | RPT_PPC_EXP;
+	if (exp == RPT_PPC_EXP)
+		return frac == 0 ? sign : bits | RPT_PPC_QUIET;
+	if (exp < (UINT64_C(895) << 52))
+		return sign | RPT_PPC_FLT_MAX;
+	if (exp >= (UINT64_C(1149) << 52))
+		return sign;
+	exp = (UINT64_C(0x7fd) << 52) - exp;
+	int64_t i = (int64_t)(frac >> 37);
+	const int32_t *entry = rpt_ppc_fres_table[i / 1024];
+	int64_t m = entry[0] - (entry[1] * (i % 1024) + 1) / 2;
+	return sign | exp | ((uint64_t)m << 29);
+}
+
+uint64_t rpt_helper_frsqrte_estimate(struct cpu *restrict c, uint64_t bits)
+{
+	(void)c;
+	uint64_t sign = bits & RPT_PPC_SIGN, exp = bits & RPT_PPC_EXP, frac = bits & RPT_PPC_FRAC;
+	if (exp == 0 && frac == 0)
+		return sign | RPT_PPC_EXP;
+	if (exp == RPT_PPC_EXP) {
+		if (frac != 0)
+			return bits | RPT_PPC_QUIET;
+		return sign ? RPT_PPC_DEFAULT_NAN : 0;
+	}
+	if (sign)
+		return RPT_PPC_DEFAULT_NAN;
+	/* The exponent stays a shifted field, signed so a normalised denormal can go below zero. */
+	int64_t exponent = (int64_t)exp;
+	if (exponent == 0) {
+		while (!(frac & (UINT64_C(1) << 52))) {
+			exponent -= INT64_C(1) << 52;
+			frac <<= 1;
+		}
+		frac &= RPT_PPC_FRAC;
+		exponent += INT64_C(1) << 52;
+	}
+	int odd = !(exponent & (INT64_C(1) << 52));
+	int64_t e = ((INT64_C(0x3ff) << 52) - ((exponent - (INT64_C(0x3fe) << 52)) / 2)) & (INT64_C(0x7ff) << 52);
+	int64_t i = (int64_t)(frac >> 37);
+	const int32_t *entry = rpt_ppc_frsqrte_table[i / 2048 + (odd ? 16 : 0)];
+	return (uint64_t)e | ((uint64_t)(entry[0] - entry[1] * (i % 2048)) << 26);
+}

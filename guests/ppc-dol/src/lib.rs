@@ -1,0 +1,127 @@
+//! The PowerPC DOL guest: the DOL loader (and an ELF-to-DOL converter for test programs), a
+//! table-driven decoder for the 750CL user ISA as Gekko/Broadway use it, function discovery, the
+//! lifter to rpt's IR, the register file, and the `linux-syscalls` platform with its C part.
+//!
+//! This crate owns everything rpt knows about PowerPC and DOL files; the rest of rpt sees it only
+//! through [`rpt_api::GuestPlugin`], implemented by [`PpcDol`]. It knows nothing of salsa,
+//! recipes or the C emitter.
+//!
+//! Map: [`state`] (slots: GPRs, FPRs with paired-single halves, CR fields and XER bits packed),
+//! [`loader_dol`] (DOL → segments, with the GameCube address map checked), [`elf2dol`],
+//! [`decode`] (the row table: bit patterns, mnemonics, lift functions), `discover` (functions,
+//! jump tables), `lift/` (one file per instruction family), [`estimate`] (fres/frsqrte tables),
+//! [`platform`], and the C files in `runtime/` and `platform/`.
+
+#![deny(missing_docs)]
+
+pub mod decode;
+mod discover;
+pub mod elf2dol;
+pub mod estimate;
+mod lift;
+pub mod loader_dol;
+pub mod platform;
+pub mod state;
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+
+use rpt_api::{
+    Discovery, GuestError, GuestImage, GuestOptions, GuestPlugin, LiftResult, MemoryModel, PluginInfo, Seeds,
+    SourceFile,
+};
+use rpt_ir::{Effects, GuestAddr, HelperDecl, StateDesc, Type};
+
+pub use lift::alu::rotate_mask;
+pub use lift::fp::DEFAULT_NAN;
+pub use lift::system::{SC_HELPER, TIMEBASE_HELPER};
+
+/// The PowerPC DOL guest plugin.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PpcDol;
+
+/// The name recipes use for this guest.
+pub const NAME: &str = "ppc-dol";
+
+/// Every helper lifted code may call.
+pub fn helpers() -> Vec<HelperDecl> {
+    let mut out = lift::system::helpers();
+    for name in [estimate::FRES_HELPER, estimate::FRSQRTE_HELPER] {
+        out.push(HelperDecl {
+            name: name.to_string(),
+            params: vec![Type::I64],
+            result: Some(Type::I64),
+            effects: Effects::PURE,
+        });
+    }
+    out
+}
+
+impl GuestPlugin for PpcDol {
+    fn info(&self) -> PluginInfo {
+        PluginInfo {
+            name: NAME.to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            hash: env!("RPT_SOURCE_HASH").to_string(),
+        }
+    }
+
+    /// No options are defined yet, so any option is a typo.
+    fn check_options(&self, options: &GuestOptions) -> Result<(), GuestError> {
+        match options.keys().next() {
+            None => Ok(()),
+            Some(name) => Err(GuestError::BadOption {
+                name: name.clone(),
+                why: "the ppc-dol guest has no such option".to_string(),
+            }),
+        }
+    }
+
+    fn state(&self, _options: &GuestOptions) -> StateDesc {
+        state::state_desc()
+    }
+
+    fn helpers(&self, _options: &GuestOptions) -> Vec<HelperDecl> {
+        helpers()
+    }
+
+    fn memory_model(&self) -> MemoryModel {
+        MemoryModel {
+            address_bits: 32,
+            big_endian: true,
+        }
+    }
+
+    fn platforms(&self) -> Vec<String> {
+        platform::PLATFORMS.iter().map(|p| p.name.to_string()).collect()
+    }
+
+    fn load(&self, image: &[u8]) -> Result<GuestImage, GuestError> {
+        loader_dol::load(image)
+    }
+
+    /// A DOL imports nothing; the platform is reached through `sc`.
+    fn externs(&self, _image: &GuestImage, platform: &str) -> Result<BTreeMap<GuestAddr, String>, GuestError> {
+        platform::find(platform)?;
+        Ok(BTreeMap::new())
+    }
+
+    fn discover(&self, image: &GuestImage, seeds: &Seeds) -> Discovery {
+        discover::discover(image, seeds)
+    }
+
+    fn lift(
+        &self,
+        image: &GuestImage,
+        entry: GuestAddr,
+        functions: &BTreeSet<GuestAddr>,
+        _options: &GuestOptions,
+    ) -> LiftResult {
+        let walker = discover::Walker::new(image, Cow::Borrowed(functions));
+        lift::lift_function(&walker, entry)
+    }
+
+    fn runtime_sources(&self, platform: &str, _options: &GuestOptions) -> Result<Vec<SourceFile>, GuestError> {
+        platform::runtime_sources(platform)
+    }
+}

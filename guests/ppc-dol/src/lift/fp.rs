@@ -1,0 +1,452 @@
+//! Floating point: double and single arithmetic, fused multiply-adds, conversions, compares,
+//! moves and the FPSCR instructions.
+//!
+//! Model (written down because the 750 manual leaves choices, and passes rely on them):
+//! - Every rounded operation uses the FPSCR's RN field (IR `.rdyn`; the C part's
+//!   `rpt_guest_rounding` reads it).
+//! - Single-precision instructions compute in double precision and round the result to single
+//!   once more; for single-precision inputs (what `lfs` and single instructions produce) that is
+//!   the correctly rounded single result, because a double holds every exact sum, difference,
+//!   product and quotient of two singles to more than twice the precision. The result fills both
+//!   paired-single halves, as Gekko does.
+//! - NaNs follow the PowerPC rules, not the host's: a NaN operand is returned quieted, frA before
+//!   frB before frC; an invalid operation without NaN operands gives the default NaN
+//!   0x7ff8000000000000; single results keep only a single's payload. `fneg`, `fabs`, `fnabs`
+//!   and `fmr` are bit operations and change NaNs like any other value.
+//! - The FPSCR's exception and status bits (FX, FEX, VX, OX, UX, ZX, XX, the VX* causes, FR, FI,
+//!   FPRF) are not computed: they keep what `mtfsf`/`mtfsfi`/`mtfsb*` put there. Games set the
+//!   rounding mode and the enables; nothing a game does depends on the sticky bits, and keeping
+//!   them would cost every float operation a read-modify-write of the FPSCR. The record forms'
+//!   CR1 is the FPSCR's top nibble, consistent with that.
+//! - `fres` and `frsqrte` return the 750's estimates (see `estimate.rs`).
+
+use rpt_ir::{BinaryOp, ConvOp, FBinaryOp, FConvOp, FTernaryOp, FUnaryOp, FloatCC, IntCC, Rounding, Type, Value};
+
+use super::Lifter;
+use crate::decode::Insn;
+use crate::state::{cr_field, fpr, ps1, FPSCR};
+
+/// The default NaN of PowerPC.
+pub const DEFAULT_NAN: u64 = 0x7ff8_0000_0000_0000;
+const QUIET_BIT: u64 = 0x0008_0000_0000_0000;
+/// The low 29 bits of a double's fraction, which a single does not have.
+const SINGLE_DROPPED: u64 = (1 << 29) - 1;
+
+impl Lifter<'_> {
+    fn f64_const(&mut self, v: f64) -> Value {
+        self.b.fconst(Type::F64, u128::from(v.to_bits()))
+    }
+
+    /// Whether a float is a NaN.
+    pub(crate) fn is_nan(&mut self, v: Value) -> Value {
+        self.b.fcmp(FloatCC::Uno, v, v)
+    }
+
+    fn bits_of(&mut self, v: Value) -> Value {
+        self.b.convert(ConvOp::Bitcast, v, Type::I64)
+    }
+
+    fn from_bits(&mut self, v: Value) -> Value {
+        self.b.convert(ConvOp::Bitcast, v, Type::F64)
+    }
+
+    /// The NaN an operation with these operands returns, in priority order, if one of them is a
+    /// NaN (quieted); the default NaN otherwise. With `single`, only a single's payload is kept.
+    fn pick_nan(&mut self, operands: &[Value], single: bool) -> Value {
+        let mut pick = self.b.iconst(Type::I64, DEFAULT_NAN);
+        for &op in operands.iter().rev() {
+            let nan = self.is_nan(op);
+            let bits = self.bits_of(op);
+            let mut quiet = self.b.binary_imm(BinaryOp::Or, bits, QUIET_BIT);
+            if single {
+                quiet = self.b.binary_imm(BinaryOp::And, quiet, !SINGLE_DROPPED);
+            }
+            pick = self.b.select(nan, quiet, pick);
+        }
+        self.from_bits(pick)
+    }
+
+    /// Replaces a NaN result by the NaN PowerPC would give.
+    pub(crate) fn fix_nan(&mut self, r: Value, operands: &[Value], single: bool) -> Value {
+        let nan = self.is_nan(r);
+        let pick = self.pick_nan(operands, single);
+        self.b.select(nan, pick, r)
+    }
+
+    /// Rounds a double to single precision (FPSCR rounding) and widens it back, exactly.
+    pub(crate) fn round_to_single(&mut self, v: Value) -> Value {
+        let s = self.b.fconvert(FConvOp::Fconvert, Rounding::Dynamic, v, Type::F32);
+        self.b.fconvert(FConvOp::Fconvert, Rounding::Nearest, s, Type::F64)
+    }
+
+    /// A single's bit pattern as a double, by the PowerPC load rules: exact, and a signalling
+    /// NaN stays signalling (a host conversion would quiet it).
+    pub(crate) fn single_bits_to_double(&mut self, w: Value) -> Value {
+        let f = self.b.convert(ConvOp::Bitcast, w, Type::F32);
+        let widened = self.b.fconvert(FConvOp::Fconvert, Rounding::Nearest, f, Type::F64);
+        let nan = self.b.fcmp(FloatCC::Uno, f, f);
+        // NaN: sign, all-ones exponent, the fraction moved to the top.
+        let w64 = self.b.convert(ConvOp::Zext, w, Type::I64);
+        let sign = self.b.binary_imm(BinaryOp::And, w64, 0x8000_0000);
+        let sign = self.b.binary_imm(BinaryOp::Shl, sign, 32);
+        let frac = self.b.binary_imm(BinaryOp::And, w64, 0x007f_ffff);
+        let frac = self.b.binary_imm(BinaryOp::Shl, frac, 29);
+        let bits = self.b.binary(BinaryOp::Or, sign, frac);
+        let bits = self.b.binary_imm(BinaryOp::Or, bits, 0x7ff0_0000_0000_0000);
+        let nan_value = self.from_bits(bits);
+        self.b.select(nan, nan_value, widened)
+    }
+
+    /// A double's bit pattern stored as a single, by the PowerPC store rules: the bits are moved,
+    /// not rounded; values in the single denormal range are denormalised; smaller ones give a
+    /// signed zero.
+    pub(crate) fn double_bits_to_single_bits(&mut self, bits: Value) -> Value {
+        let exp = self.b.binary_imm(BinaryOp::Lshr, bits, 52);
+        let exp = self.b.binary_imm(BinaryOp::And, exp, 0x7ff);
+        // exp > 896: sign and top exponent bit, then 30 bits from bit 29 up.
+        let top = self.b.binary_imm(BinaryOp::Lshr, bits, 62);
+        let top = self.b.binary_imm(BinaryOp::Shl, top, 30);
+        let mid = self.b.binary_imm(BinaryOp::Lshr, bits, 29);
+        let mid = self.b.binary_imm(BinaryOp::And, mid, 0x3fff_ffff);
+        let plain = self.b.binary(BinaryOp::Or, top, mid);
+        // exp <= 896: the sign, plus a denormal fraction when exp >= 874.
+        let sign = self.b.binary_imm(BinaryOp::Lshr, bits, 63);
+        let sign = self.b.binary_imm(BinaryOp::Shl, sign, 31);
+        let frac = self.b.binary_imm(BinaryOp::And, bits, (1 << 52) - 1);
+        let frac = self.b.binary_imm(BinaryOp::Or, frac, 1 << 52);
+        let limit = self.b.iconst(Type::I64, 926);
+        let amount = self.b.binary(BinaryOp::Sub, limit, exp);
+        let amount = self.b.binary_imm(BinaryOp::And, amount, 63);
+        let denormal = self.b.binary(BinaryOp::Lshr, frac, amount);
+        let in_range = self.b.icmp_imm(IntCC::Uge, exp, 874);
+        let zero = self.b.iconst(Type::I64, 0);
+        let denormal = self.b.select(in_range, denormal, zero);
+        let small = self.b.binary(BinaryOp::Or, sign, denormal);
+        let big = self.b.icmp_imm(IntCC::Ugt, exp, 896);
+        let r = self.b.select(big, plain, small);
+        self.b.convert(ConvOp::Trunc, r, Type::I32)
+    }
+
+    pub(crate) fn fpr(&mut self, n: u32) -> Value {
+        self.b.get(fpr(n))
+    }
+
+    /// Writes a double result (ps0 only).
+    pub(crate) fn set_fpr(&mut self, n: u32, v: Value) {
+        self.b.set(fpr(n), v);
+    }
+
+    /// Writes a single result into both paired-single halves.
+    pub(crate) fn set_fpr_single(&mut self, n: u32, v: Value) {
+        self.b.set(fpr(n), v);
+        self.b.set(ps1(n), v);
+    }
+
+    /// CR1 from the FPSCR's top nibble (FX FEX VX OX) when Rc is set.
+    pub(crate) fn record_fp(&mut self, insn: &Insn) {
+        if insn.bit0() {
+            let fpscr = self.b.get(FPSCR);
+            let top = self.b.binary_imm(BinaryOp::Lshr, fpscr, 28);
+            let field = self.b.resize(top, Type::I8);
+            self.b.set(cr_field(1), field);
+        }
+    }
+
+    fn arith(&mut self, insn: &Insn, op: FBinaryOp, single: bool) {
+        let a = self.fpr(insn.ra());
+        let b = if op == FBinaryOp::Fmul { self.fpr(insn.rc_field()) } else { self.fpr(insn.rb()) };
+        let mut r = self.b.fbinary(op, Rounding::Dynamic, a, b);
+        if single {
+            r = self.round_to_single(r);
+        }
+        let r = self.fix_nan(r, &[a, b], single);
+        if single {
+            self.set_fpr_single(insn.rd(), r);
+        } else {
+            self.set_fpr(insn.rd(), r);
+        }
+        self.record_fp(insn);
+    }
+
+    /// The multiply-add family: `frA * frC ± frB`, rounded once, optionally negated afterwards
+    /// (a NaN result is not negated).
+    fn madd(&mut self, insn: &Insn, subtract: bool, negate: bool, single: bool) {
+        let a = self.fpr(insn.ra());
+        let c = self.fpr(insn.rc_field());
+        let b = self.fpr(insn.rb());
+        let addend = if subtract { self.b.funary(FUnaryOp::Fneg, Rounding::Nearest, b) } else { b };
+        let mut r = self.b.fternary(FTernaryOp::Fma, Rounding::Dynamic, a, c, addend);
+        if single {
+            r = self.round_to_single(r);
+        }
+        let mut r = self.fix_nan(r, &[a, b, c], single);
+        if negate {
+            let nan = self.is_nan(r);
+            let negated = self.b.funary(FUnaryOp::Fneg, Rounding::Nearest, r);
+            r = self.b.select(nan, r, negated);
+        }
+        if single {
+            self.set_fpr_single(insn.rd(), r);
+        } else {
+            self.set_fpr(insn.rd(), r);
+        }
+        self.record_fp(insn);
+    }
+
+    /// A CR field from comparing two floats: LT GT EQ, or FU (the low bit) when unordered.
+    pub(crate) fn fcompare_field(&mut self, a: Value, b: Value) -> Value {
+        let lt = self.b.fcmp(FloatCC::Lt, a, b);
+        let gt = self.b.fcmp(FloatCC::Lt, b, a);
+        let eq = self.b.fcmp(FloatCC::Eq, a, b);
+        let un = self.b.fcmp(FloatCC::Uno, a, b);
+        let lt = self.cr_bit(lt, 3);
+        let gt = self.cr_bit(gt, 2);
+        let eq = self.cr_bit(eq, 1);
+        let un = self.cr_bit(un, 0);
+        let x = self.b.binary(BinaryOp::Or, lt, gt);
+        let x = self.b.binary(BinaryOp::Or, x, eq);
+        self.b.binary(BinaryOp::Or, x, un)
+    }
+
+    /// `fctiw`/`fctiwz`: to a 32-bit integer with saturation (NaN gives 0x80000000), placed in
+    /// the low word of the FPR with 0xfff80000 above it, as the 750 (and qemu) leave it.
+    fn to_int_word(&mut self, insn: &Insn, rounding: Rounding) {
+        let b = self.fpr(insn.rb());
+        let nan = self.is_nan(b);
+        // Clamp far outside the 32-bit range first, so the 64-bit conversion is always defined.
+        let hi = self.f64_const(4_294_967_296.0);
+        let lo = self.f64_const(-4_294_967_296.0);
+        let too_big = self.b.fcmp(FloatCC::Lt, hi, b);
+        let too_small = self.b.fcmp(FloatCC::Lt, b, lo);
+        let zero = self.f64_const(0.0);
+        let x = self.b.select(too_big, hi, b);
+        let x = self.b.select(too_small, lo, x);
+        let x = self.b.select(nan, zero, x);
+        let i = self.b.fconvert(FConvOp::FloatToSint, rounding, x, Type::I64);
+        let max = self.b.icmp_imm(IntCC::Sgt, i, 0x7fff_ffff);
+        let min = self.b.icmp_imm(IntCC::Slt, i, (-0x8000_0000i64) as u64);
+        let low = self.b.convert(ConvOp::Trunc, i, Type::I32);
+        let int_max = self.c32(0x7fff_ffff);
+        let int_min = self.c32(0x8000_0000);
+        let w = self.b.select(max, int_max, low);
+        let w = self.b.select(min, int_min, w);
+        let w = self.b.select(nan, int_min, w);
+        let w64 = self.b.convert(ConvOp::Zext, w, Type::I64);
+        let bits = self.b.binary_imm(BinaryOp::Or, w64, 0xfff8_0000_0000_0000);
+        let r = self.from_bits(bits);
+        self.set_fpr(insn.rd(), r);
+        self.record_fp(insn);
+    }
+
+    fn move_op(&mut self, insn: &Insn, f: fn(&mut Lifter<'_>, Value) -> Value) {
+        let b = self.fpr(insn.rb());
+        let r = f(self, b);
+        self.set_fpr(insn.rd(), r);
+        self.record_fp(insn);
+    }
+}
+
+macro_rules! arith_rows {
+    ($($name:ident: $op:ident, $single:expr;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "[.]`.")]
+        pub(crate) fn $name(lx: &mut Lifter<'_>, insn: &Insn) {
+            lx.arith(insn, FBinaryOp::$op, $single);
+        }
+    )*};
+}
+
+arith_rows! {
+    fadd: Fadd, false;
+    fsub: Fsub, false;
+    fmul: Fmul, false;
+    fdiv: Fdiv, false;
+    fadds: Fadd, true;
+    fsubs: Fsub, true;
+    fmuls: Fmul, true;
+    fdivs: Fdiv, true;
+}
+
+macro_rules! madd_rows {
+    ($($name:ident: $sub:expr, $neg:expr, $single:expr;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "[.]`.")]
+        pub(crate) fn $name(lx: &mut Lifter<'_>, insn: &Insn) {
+            lx.madd(insn, $sub, $neg, $single);
+        }
+    )*};
+}
+
+madd_rows! {
+    fmadd: false, false, false;
+    fmsub: true, false, false;
+    fnmadd: false, true, false;
+    fnmsub: true, true, false;
+    fmadds: false, false, true;
+    fmsubs: true, false, true;
+    fnmadds: false, true, true;
+    fnmsubs: true, true, true;
+}
+
+/// `fsel frD,frA,frC,frB`: frC when frA >= 0 (either zero counts), else frB (also for NaN).
+pub(crate) fn fsel(lx: &mut Lifter<'_>, insn: &Insn) {
+    let a = lx.fpr(insn.ra());
+    let c = lx.fpr(insn.rc_field());
+    let b = lx.fpr(insn.rb());
+    let zero = lx.f64_const(0.0);
+    let ge = lx.b.fcmp(FloatCC::Le, zero, a);
+    let r = lx.b.select(ge, c, b);
+    lx.set_fpr(insn.rd(), r);
+    lx.record_fp(insn);
+}
+
+/// `frsp[.]`: rounds to single precision; a NaN keeps a single's payload, quieted.
+pub(crate) fn frsp(lx: &mut Lifter<'_>, insn: &Insn) {
+    let b = lx.fpr(insn.rb());
+    let r = lx.round_to_single(b);
+    let r = lx.fix_nan(r, &[b], true);
+    lx.set_fpr_single(insn.rd(), r);
+    lx.record_fp(insn);
+}
+
+/// `fctiw[.]`: with the FPSCR rounding.
+pub(crate) fn fctiw(lx: &mut Lifter<'_>, insn: &Insn) {
+    lx.to_int_word(insn, Rounding::Dynamic);
+}
+
+/// `fctiwz[.]`: toward zero.
+pub(crate) fn fctiwz(lx: &mut Lifter<'_>, insn: &Insn) {
+    lx.to_int_word(insn, Rounding::Zero);
+}
+
+/// `fcmpu crfD,frA,frB`.
+pub(crate) fn fcmpu(lx: &mut Lifter<'_>, insn: &Insn) {
+    let a = lx.fpr(insn.ra());
+    let b = lx.fpr(insn.rb());
+    let field = lx.fcompare_field(a, b);
+    lx.b.set(cr_field(insn.crfd()), field);
+}
+
+/// `fcmpo crfD,frA,frB`: the same CR result as `fcmpu` (they differ only in exception bits).
+pub(crate) fn fcmpo(lx: &mut Lifter<'_>, insn: &Insn) {
+    fcmpu(lx, insn);
+}
+
+/// `fmr[.]`.
+pub(crate) fn fmr(lx: &mut Lifter<'_>, insn: &Insn) {
+    lx.move_op(insn, |_, b| b);
+}
+
+/// `fneg[.]`.
+pub(crate) fn fneg(lx: &mut Lifter<'_>, insn: &Insn) {
+    lx.move_op(insn, |l, b| l.b.funary(FUnaryOp::Fneg, Rounding::Nearest, b));
+}
+
+/// `fabs[.]`.
+pub(crate) fn fabs(lx: &mut Lifter<'_>, insn: &Insn) {
+    lx.move_op(insn, |l, b| l.b.funary(FUnaryOp::Fabs, Rounding::Nearest, b));
+}
+
+/// `fnabs[.]`.
+pub(crate) fn fnabs(lx: &mut Lifter<'_>, insn: &Insn) {
+    lx.move_op(insn, |l, b| {
+        let a = l.b.funary(FUnaryOp::Fabs, Rounding::Nearest, b);
+        l.b.funary(FUnaryOp::Fneg, Rounding::Nearest, a)
+    });
+}
+
+/// `fres[.]`: the 750's reciprocal estimate, into both halves.
+pub(crate) fn fres(lx: &mut Lifter<'_>, insn: &Insn) {
+    let b = lx.fpr(insn.rb());
+    let bits = lx.bits_of(b);
+    let r = lx.b.call_helper(crate::estimate::FRES_HELPER, vec![bits], Some(Type::I64));
+    if let Some(r) = r {
+        let r = lx.from_bits(r);
+        lx.set_fpr_single(insn.rd(), r);
+    }
+    lx.record_fp(insn);
+}
+
+/// `frsqrte[.]`: the 750's reciprocal square root estimate.
+pub(crate) fn frsqrte(lx: &mut Lifter<'_>, insn: &Insn) {
+    let b = lx.fpr(insn.rb());
+    let bits = lx.bits_of(b);
+    let r = lx.b.call_helper(crate::estimate::FRSQRTE_HELPER, vec![bits], Some(Type::I64));
+    if let Some(r) = r {
+        let r = lx.from_bits(r);
+        lx.set_fpr(insn.rd(), r);
+    }
+    lx.record_fp(insn);
+}
+
+/// `mffs[.] frD`: the FPSCR in the low word, 0xfff80000 above it.
+pub(crate) fn mffs(lx: &mut Lifter<'_>, insn: &Insn) {
+    let fpscr = lx.b.get(FPSCR);
+    let w = lx.b.convert(ConvOp::Zext, fpscr, Type::I64);
+    let bits = lx.b.binary_imm(BinaryOp::Or, w, 0xfff8_0000_0000_0000);
+    let r = lx.from_bits(bits);
+    lx.set_fpr(insn.rd(), r);
+    lx.record_fp(insn);
+}
+
+/// `mtfsf[.] FM,frB`: the FPSCR nibbles selected by FM from frB's low word.
+pub(crate) fn mtfsf(lx: &mut Lifter<'_>, insn: &Insn) {
+    let fm = (insn.word >> 17) & 0xff;
+    let mut mask = 0u32;
+    for n in 0..8 {
+        if fm & (0x80 >> n) != 0 {
+            mask |= 0xf000_0000 >> (4 * n);
+        }
+    }
+    let b = lx.fpr(insn.rb());
+    let bits = lx.bits_of(b);
+    let low = lx.b.convert(ConvOp::Trunc, bits, Type::I32);
+    set_fpscr_bits(lx, low, mask);
+    lx.record_fp(insn);
+}
+
+/// `mtfsfi[.] crfD,IMM`.
+pub(crate) fn mtfsfi(lx: &mut Lifter<'_>, insn: &Insn) {
+    let shift = 28 - 4 * insn.crfd();
+    let imm = (insn.word >> 12) & 15;
+    let v = lx.c32(imm << shift);
+    set_fpscr_bits(lx, v, 0xf << shift);
+    lx.record_fp(insn);
+}
+
+/// `mtfsb0[.] crbD`.
+pub(crate) fn mtfsb0(lx: &mut Lifter<'_>, insn: &Insn) {
+    let zero = lx.c32(0);
+    set_fpscr_bits(lx, zero, 0x8000_0000 >> insn.rd());
+    lx.record_fp(insn);
+}
+
+/// `mtfsb1[.] crbD`.
+pub(crate) fn mtfsb1(lx: &mut Lifter<'_>, insn: &Insn) {
+    let bit = 0x8000_0000 >> insn.rd();
+    let v = lx.c32(bit);
+    set_fpscr_bits(lx, v, bit);
+    lx.record_fp(insn);
+}
+
+/// `mcrfs crfD,crfS`: copies an FPSCR nibble into the CR and clears its exception bits
+/// (FX, OX, UX, ZX, XX and the VX causes; FEX and VX are summaries and stay).
+pub(crate) fn mcrfs(lx: &mut Lifter<'_>, insn: &Insn) {
+    let shift = 28 - 4 * insn.crfs();
+    let fpscr = lx.b.get(FPSCR);
+    let nibble = lx.b.binary_imm(BinaryOp::Lshr, fpscr, u64::from(shift));
+    let nibble = lx.b.binary_imm(BinaryOp::And, nibble, 15);
+    let field = lx.b.resize(nibble, Type::I8);
+    lx.b.set(cr_field(insn.crfd()), field);
+    const EXCEPTION_BITS: u32 = 0x9ff8_0700;
+    let clear = EXCEPTION_BITS & (0xf << shift);
+    let kept = lx.b.binary_imm(BinaryOp::And, fpscr, u64::from(!clear));
+    lx.b.set(FPSCR, kept);
+}
+
+/// FPSCR = (FPSCR & ~mask) | (v & mask).
+fn set_fpscr_bits(lx: &mut Lifter<'_>, v: Value, mask: u32) {
+    let fpscr = lx.b.get(FPSCR);
+    let kept = lx.b.binary_imm(BinaryOp::And, fpscr, u64::from(!mask));
+    let new = lx.b.binary_imm(BinaryOp::And, v, u64::from(mask));
+    let r = lx.b.binary(BinaryOp::Or, kept, new);
+    lx.b.set(FPSCR, r);
+}

@@ -1,0 +1,211 @@
+//! CR logic and moves, SPR moves, the time base, `sc`, and the instructions that are no-ops in a
+//! user program (sync, isync, eieio, cache hints other than `dcbz`).
+
+use rpt_ir::{BinaryOp, ConvOp, Effects, HelperDecl, IntCC, Type, UnaryOp, Value};
+
+use super::Lifter;
+use crate::decode::Insn;
+use crate::state::{cr_field, CA, OV, SO, SPRS, XER};
+
+/// `@sc()`: the platform's system call; it reads and writes registers and memory and may end the process.
+pub const SC_HELPER: &str = "sc";
+/// `@timebase() -> i64`: the 64-bit time base.
+pub const TIMEBASE_HELPER: &str = "timebase";
+
+/// The helpers integer code calls.
+pub fn helpers() -> Vec<HelperDecl> {
+    vec![
+        HelperDecl {
+            name: SC_HELPER.to_string(),
+            params: Vec::new(),
+            result: None,
+            effects: Effects {
+                reads_state: true,
+                writes_state: true,
+                reads_memory: true,
+                writes_memory: true,
+                may_exit: true,
+            },
+        },
+        HelperDecl {
+            name: TIMEBASE_HELPER.to_string(),
+            params: Vec::new(),
+            result: Some(Type::I64),
+            // It reads a clock, so two calls must not be merged: say it reads state.
+            effects: Effects {
+                reads_state: true,
+                ..Effects::PURE
+            },
+        },
+    ]
+}
+
+/// XER bits that `mtxer` does not keep: SO, OV and CA live in their own slots, and the ISA 3.0
+/// bits OV32 and CA32 (19, 18) do not exist on the 750.
+const XER_PLAIN_MASK: u32 = !((1 << 31) | (1 << 30) | (1 << 29) | (1 << 19) | (1 << 18));
+
+/// Cache and ordering instructions with no effect on a single user thread.
+pub(crate) fn nop(_: &mut Lifter<'_>, _: &Insn) {}
+
+/// `sc`: calls the platform.
+pub(crate) fn sc(lx: &mut Lifter<'_>, _: &Insn) {
+    lx.b.call_helper(SC_HELPER, Vec::new(), None);
+}
+
+/// `mcrf crfD,crfS`.
+pub(crate) fn mcrf(lx: &mut Lifter<'_>, insn: &Insn) {
+    let v = lx.b.get(cr_field(insn.crfs()));
+    lx.b.set(cr_field(insn.crfd()), v);
+}
+
+fn cr_logic(lx: &mut Lifter<'_>, insn: &Insn, f: fn(&mut Lifter<'_>, Value, Value) -> Value) {
+    let a = lx.cr_bit_value(insn.ra());
+    let b = lx.cr_bit_value(insn.rb());
+    let r = f(lx, a, b);
+    lx.set_cr_bit(insn.rd(), r);
+}
+
+fn not(lx: &mut Lifter<'_>, v: Value) -> Value {
+    lx.b.unary(UnaryOp::Not, v)
+}
+
+/// `crand`.
+pub(crate) fn crand(lx: &mut Lifter<'_>, insn: &Insn) {
+    cr_logic(lx, insn, |l, a, b| l.b.binary(BinaryOp::And, a, b));
+}
+/// `cror`.
+pub(crate) fn cror(lx: &mut Lifter<'_>, insn: &Insn) {
+    cr_logic(lx, insn, |l, a, b| l.b.binary(BinaryOp::Or, a, b));
+}
+/// `crxor`.
+pub(crate) fn crxor(lx: &mut Lifter<'_>, insn: &Insn) {
+    cr_logic(lx, insn, |l, a, b| l.b.binary(BinaryOp::Xor, a, b));
+}
+/// `crnand`.
+pub(crate) fn crnand(lx: &mut Lifter<'_>, insn: &Insn) {
+    cr_logic(lx, insn, |l, a, b| {
+        let x = l.b.binary(BinaryOp::And, a, b);
+        not(l, x)
+    });
+}
+/// `crnor`.
+pub(crate) fn crnor(lx: &mut Lifter<'_>, insn: &Insn) {
+    cr_logic(lx, insn, |l, a, b| {
+        let x = l.b.binary(BinaryOp::Or, a, b);
+        not(l, x)
+    });
+}
+/// `creqv`.
+pub(crate) fn creqv(lx: &mut Lifter<'_>, insn: &Insn) {
+    cr_logic(lx, insn, |l, a, b| {
+        let x = l.b.binary(BinaryOp::Xor, a, b);
+        not(l, x)
+    });
+}
+/// `crandc`: a & ~b.
+pub(crate) fn crandc(lx: &mut Lifter<'_>, insn: &Insn) {
+    cr_logic(lx, insn, |l, a, b| {
+        let nb = not(l, b);
+        l.b.binary(BinaryOp::And, a, nb)
+    });
+}
+/// `crorc`: a | ~b.
+pub(crate) fn crorc(lx: &mut Lifter<'_>, insn: &Insn) {
+    cr_logic(lx, insn, |l, a, b| {
+        let nb = not(l, b);
+        l.b.binary(BinaryOp::Or, a, nb)
+    });
+}
+
+/// `mfcr rD`: the eight fields, cr0 in the top nibble.
+pub(crate) fn mfcr(lx: &mut Lifter<'_>, insn: &Insn) {
+    let mut acc = lx.c32(0);
+    for n in 0..8 {
+        let f = lx.b.get(cr_field(n));
+        let wide = lx.b.resize(f, Type::I32);
+        let shifted = lx.b.binary_imm(BinaryOp::Shl, wide, u64::from(28 - 4 * n));
+        acc = lx.b.binary(BinaryOp::Or, acc, shifted);
+    }
+    lx.set_gpr(insn.rd(), acc);
+}
+
+/// `mtcrf CRM,rS`: the fields whose CRM bit is set (CRM's top bit is cr0).
+pub(crate) fn mtcrf(lx: &mut Lifter<'_>, insn: &Insn) {
+    let s = lx.gpr(insn.rd());
+    for n in 0..8 {
+        if insn.crm() & (0x80 >> n) != 0 {
+            let shifted = lx.b.binary_imm(BinaryOp::Lshr, s, u64::from(28 - 4 * n));
+            let nibble = lx.b.binary_imm(BinaryOp::And, shifted, 15);
+            let field = lx.b.resize(nibble, Type::I8);
+            lx.b.set(cr_field(n), field);
+        }
+    }
+}
+
+/// `mcrxr crfD`: SO, OV, CA into a CR field (its low bit 0), then clears them.
+pub(crate) fn mcrxr(lx: &mut Lifter<'_>, insn: &Insn) {
+    let so = lx.b.get(SO);
+    let ov = lx.b.get(OV);
+    let ca = lx.b.get(CA);
+    let so = lx.cr_bit(so, 3);
+    let ov = lx.cr_bit(ov, 2);
+    let ca = lx.cr_bit(ca, 1);
+    let x = lx.b.binary(BinaryOp::Or, so, ov);
+    let field = lx.b.binary(BinaryOp::Or, x, ca);
+    lx.b.set(cr_field(insn.crfd()), field);
+    let off = lx.c1(false);
+    for slot in [SO, OV, CA] {
+        lx.b.set(slot, off);
+    }
+}
+
+/// `mfspr rD,SPR`. Other SPRs are privileged or absent: lifted code exits with `invalid_opcode`.
+pub(crate) fn mfspr(lx: &mut Lifter<'_>, insn: &Insn) {
+    if let Some((_, slot, _)) = SPRS.iter().find(|(n, _, _)| *n == insn.spr()) {
+        let v = lx.b.get(*slot);
+        lx.set_gpr(insn.rd(), v);
+    } else {
+        lx.exit_unknown_spr();
+    }
+}
+
+/// `mtspr SPR,rS`.
+pub(crate) fn mtspr(lx: &mut Lifter<'_>, insn: &Insn) {
+    let Some((_, slot, _)) = SPRS.iter().find(|(n, _, _)| *n == insn.spr()) else {
+        lx.exit_unknown_spr();
+        return;
+    };
+    let s = lx.gpr(insn.rd());
+    if *slot == XER {
+        let kept = lx.b.binary_imm(BinaryOp::And, s, u64::from(XER_PLAIN_MASK));
+        lx.b.set(XER, kept);
+        for (slot, bit) in [(SO, 31), (OV, 30), (CA, 29)] {
+            let shifted = lx.b.binary_imm(BinaryOp::Lshr, s, bit);
+            let one = lx.b.binary_imm(BinaryOp::And, shifted, 1);
+            let v = lx.b.icmp_imm(IntCC::Ne, one, 0);
+            lx.b.set(slot, v);
+        }
+    } else {
+        lx.b.set(*slot, s);
+    }
+}
+
+/// `mftb rD,TBR`: TBL (268) or TBU (269) of the platform's time base.
+pub(crate) fn mftb(lx: &mut Lifter<'_>, insn: &Insn) {
+    let Some(tb) = lx.b.call_helper(TIMEBASE_HELPER, Vec::new(), Some(Type::I64)) else {
+        return;
+    };
+    let part = if insn.spr() == 269 { lx.b.binary_imm(BinaryOp::Lshr, tb, 32) } else { tb };
+    let v = lx.b.convert(ConvOp::Trunc, part, Type::I32);
+    lx.set_gpr(insn.rd(), v);
+}
+
+impl Lifter<'_> {
+    /// An SPR the lifter does not model: leave lifted code, as the hardware's privilege trap would.
+    fn exit_unknown_spr(&mut self) {
+        self.exit_here(rpt_ir::ExitReason::InvalidOpcode);
+        // Later instructions of this guest block land in an unreachable block.
+        let dead = self.b.create_block();
+        self.b.switch_to_block(dead);
+    }
+}

@@ -1,0 +1,66 @@
+//! The platforms this guest offers and their C files.
+//!
+//! A DOL has no imports, so a platform is only its C part: the `@sc` system-call helper and
+//! the time base. Adding a platform is a C file in `platform/` plus one line in [`PLATFORMS`].
+
+use rpt_api::{GuestError, SourceFile};
+
+/// A platform: its name and its C file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Platform {
+    /// The name recipes use (`linux-syscalls`).
+    pub name: &'static str,
+    /// The C file's path under the generation's `src/`.
+    pub c_path: &'static str,
+    /// The C file's text.
+    pub c_source: &'static str,
+}
+
+/// Every platform of the PowerPC guest.
+pub const PLATFORMS: &[Platform] = &[Platform {
+    name: "linux-syscalls",
+    c_path: "guest/linux_syscalls.c",
+    c_source: include_str!("../../platform/linux_syscalls.c"),
+}];
+
+/// The guest's own C part, shared by every platform.
+const GUEST_RUNTIME: (&str, &str) = ("guest/ppc_runtime.c", include_str!("../../runtime/ppc_runtime.c"));
+
+/// Looks a platform up by name.
+pub fn find(name: &str) -> Result<&'static Platform, GuestError> {
+    PLATFORMS
+        .iter()
+        .find(|p| p.name == name)
+        .ok_or_else(|| GuestError::UnknownPlatform {
+            platform: name.to_string(),
+            known: PLATFORMS.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
+        })
+}
+
+/// The guest's C part and the platform's C file.
+pub fn runtime_sources(platform: &str) -> Result<Vec<SourceFile>, GuestError> {
+    let p = find(platform)?;
+    Ok(vec![
+        SourceFile {
+            path: GUEST_RUNTIME.0.to_string(),
+            contents: GUEST_RUNTIME.1.to_string(),
+        },
+        SourceFile {
+            path: p.c_path.to_string(),
+            contents: p.c_source.to_string(),
+        },
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_helper_is_defined_in_c() {
+        let all: String = PLATFORMS.iter().map(|p| p.c_source).chain([GUEST_RUNTIME.1]).collect();
+        for h in crate::helpers() {
+            assert!(all.contains(&format!(" rpt_helper_{}(struct cpu *restrict c", h.name)), "rpt_helper_{} is not defined", h.name);
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! The PowerPC 750 (Gekko/Broadway) user register file as IR state slots (docs/c-abi.md,
+//! "PowerPC guest conventions").
+//!
+//! - `r0`..`r31` (i32 gpr) and `f0`..`f31` (f64 fpr, the FPR as ordinary FP code sees it, which is
+//!   also paired-single slot 0); `ps1_0`..`ps1_31` (f64) hold paired-single slot 1. Both halves
+//!   are kept as doubles, as Dolphin models Gekko: paired-single arithmetic rounds its results to
+//!   single precision, but `ps_merge`/`ps_mr` move values without rounding.
+//! - `cr` (i32) with the eight 4-bit fields `cr0`..`cr7` packed in it (cr0 is the top nibble,
+//!   bits LT GT EQ SO from most to least significant), each a flag slot, so flag passes see them.
+//! - `xer` (i32) with `so`, `ov`, `ca` (i1 flags, bits 31, 30, 29) and the string byte count
+//!   `xer_bc` (bits 0..6) packed in it.
+//! - `lr`, `ctr`, `fpscr`, `gqr0`..`gqr7`, `hid2` (i32 special), and the `lwarx` reservation
+//!   (`resv` i1, `resv_addr` i32).
+
+use rpt_ir::{Slot, SlotId, SlotLayout, SlotRole, StateDesc, Type};
+
+/// General-purpose register `n` (0..31).
+pub const fn gpr(n: u32) -> SlotId {
+    SlotId(n)
+}
+
+/// Floating-point register `n` (0..31), which is also paired-single slot 0.
+pub const fn fpr(n: u32) -> SlotId {
+    SlotId(32 + n)
+}
+
+/// Paired-single slot 1 of FPR `n` (0..31).
+pub const fn ps1(n: u32) -> SlotId {
+    SlotId(64 + n)
+}
+
+/// The whole condition register.
+pub const CR: SlotId = SlotId(96);
+
+/// CR field `n` (0..7), packed in `cr`.
+pub const fn cr_field(n: u32) -> SlotId {
+    SlotId(97 + n)
+}
+
+/// The whole XER.
+pub const XER: SlotId = SlotId(105);
+/// XER summary overflow.
+pub const SO: SlotId = SlotId(106);
+/// XER overflow.
+pub const OV: SlotId = SlotId(107);
+/// XER carry.
+pub const CA: SlotId = SlotId(108);
+/// XER byte count for `lswx`/`stswx` (bits 0..6).
+pub const XER_BC: SlotId = SlotId(109);
+/// The link register.
+pub const LR: SlotId = SlotId(110);
+/// The count register.
+pub const CTR: SlotId = SlotId(111);
+/// The floating-point status and control register.
+pub const FPSCR: SlotId = SlotId(112);
+
+/// Graphics quantisation register `n` (0..7).
+pub const fn gqr(n: u32) -> SlotId {
+    SlotId(113 + n)
+}
+
+/// HID2 (paired-single enable and the locked-cache bits live here on Gekko).
+pub const HID2: SlotId = SlotId(121);
+/// Whether a `lwarx` reservation is held.
+pub const RESV: SlotId = SlotId(122);
+/// The reserved address.
+pub const RESV_ADDR: SlotId = SlotId(123);
+
+/// Number of slots.
+pub const SLOT_COUNT: usize = 124;
+
+/// The SPR numbers `mfspr`/`mtspr` reach, with their slots.
+pub const SPRS: [(u32, SlotId, &str); 12] = [
+    (1, XER, "xer"),
+    (8, LR, "lr"),
+    (9, CTR, "ctr"),
+    (912, gqr(0), "gqr0"),
+    (913, gqr(1), "gqr1"),
+    (914, gqr(2), "gqr2"),
+    (915, gqr(3), "gqr3"),
+    (916, gqr(4), "gqr4"),
+    (917, gqr(5), "gqr5"),
+    (918, gqr(6), "gqr6"),
+    (919, gqr(7), "gqr7"),
+    (920, HID2, "hid2"),
+];
+
+fn slot(name: String, ty: Type, role: SlotRole, layout: SlotLayout) -> Slot {
+    Slot { name, ty, role, layout }
+}
+
+/// Every slot in declaration order; the constants above are positions in this list.
+fn slots() -> Vec<Slot> {
+    let plain = |name: String, ty, role| slot(name, ty, role, SlotLayout::Plain);
+    let packed = |name: &str, ty, parent, lsb, bits| slot(name.to_string(), ty, SlotRole::Flag, SlotLayout::Packed { parent, lsb, bits });
+    let mut out = Vec::with_capacity(SLOT_COUNT);
+    out.extend((0..32).map(|n| plain(format!("r{n}"), Type::I32, SlotRole::Gpr)));
+    out.extend((0..32).map(|n| plain(format!("f{n}"), Type::F64, SlotRole::Fpr)));
+    out.extend((0..32).map(|n| plain(format!("ps1_{n}"), Type::F64, SlotRole::Fpr)));
+    out.push(plain("cr".to_string(), Type::I32, SlotRole::Special));
+    for n in 0..8u8 {
+        out.push(packed(&format!("cr{n}"), Type::I8, CR, 28 - 4 * n, 4));
+    }
+    out.push(plain("xer".to_string(), Type::I32, SlotRole::Special));
+    out.push(packed("so", Type::I1, XER, 31, 1));
+    out.push(packed("ov", Type::I1, XER, 30, 1));
+    out.push(packed("ca", Type::I1, XER, 29, 1));
+    let mut bc = packed("xer_bc", Type::I8, XER, 0, 7);
+    bc.role = SlotRole::Special;
+    out.push(bc);
+    for name in ["lr", "ctr", "fpscr"] {
+        out.push(plain(name.to_string(), Type::I32, SlotRole::Special));
+    }
+    out.extend((0..8).map(|n| plain(format!("gqr{n}"), Type::I32, SlotRole::Special)));
+    out.push(plain("hid2".to_string(), Type::I32, SlotRole::Special));
+    out.push(plain("resv".to_string(), Type::I1, SlotRole::Special));
+    out.push(plain("resv_addr".to_string(), Type::I32, SlotRole::Special));
+    out
+}
+
+/// The PowerPC register file.
+pub fn state_desc() -> StateDesc {
+    let mut desc = StateDesc::new();
+    for s in slots() {
+        let name = s.name.clone();
+        // The table is fixed and checked by the unit test below, so adding cannot fail.
+        let added = desc.add(s);
+        debug_assert!(added.is_ok(), "bad slot table entry {name}");
+    }
+    desc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants_match_the_table() {
+        let desc = state_desc();
+        assert_eq!(desc.len(), SLOT_COUNT);
+        let mut named = vec![
+            (CR, "cr".to_string()),
+            (XER, "xer".to_string()),
+            (SO, "so".to_string()),
+            (OV, "ov".to_string()),
+            (CA, "ca".to_string()),
+            (XER_BC, "xer_bc".to_string()),
+            (LR, "lr".to_string()),
+            (CTR, "ctr".to_string()),
+            (FPSCR, "fpscr".to_string()),
+            (HID2, "hid2".to_string()),
+            (RESV, "resv".to_string()),
+            (RESV_ADDR, "resv_addr".to_string()),
+        ];
+        for n in 0..32 {
+            named.push((gpr(n), format!("r{n}")));
+            named.push((fpr(n), format!("f{n}")));
+            named.push((ps1(n), format!("ps1_{n}")));
+        }
+        for n in 0..8 {
+            named.push((cr_field(n), format!("cr{n}")));
+            named.push((gqr(n), format!("gqr{n}")));
+        }
+        for (id, name) in named {
+            assert_eq!(desc.find(&name), Some(id), "{name}");
+        }
+        for (_, id, name) in SPRS {
+            assert_eq!(desc.find(name), Some(id), "{name}");
+        }
+    }
+}
