@@ -8,6 +8,7 @@ use rpt_core::Registry;
 pub fn registry() -> Registry {
     let mut registry = Registry::new();
     registry.add_guest(Arc::new(rpt_guest_x86_pe::X86Pe));
+    registry.add_guest(Arc::new(rpt_guest_ppc_dol::PpcDol));
     registry.add_host(Arc::new(rpt_host_x86_64::X86_64Host));
     registry
 }

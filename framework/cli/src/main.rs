@@ -57,6 +57,13 @@ enum Command {
         #[command(flatten)]
         args: RecompileArgs,
     },
+    /// Convert a PowerPC ELF executable linked at GameCube addresses into a DOL (for test guests).
+    Elf2dol {
+        /// The ELF file.
+        elf: PathBuf,
+        /// The DOL to write.
+        dol: PathBuf,
+    },
     /// Recompile if needed, then run the result with the given arguments.
     Run {
         #[command(flatten)]
@@ -72,6 +79,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Recompile { args } => recompile::recompile(&args).map(|_| ExitCode::SUCCESS),
         Command::Run { args, guest_args } => recompile::run(&args, &guest_args),
+        Command::Elf2dol { elf, dol } => elf2dol(&elf, &dol).map(|_| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,
@@ -80,4 +88,13 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `rpt elf2dol`: reads an ELF, converts it, writes the DOL.
+fn elf2dol(elf: &std::path::Path, dol: &std::path::Path) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let bytes = std::fs::read(elf).with_context(|| format!("reading {}", elf.display()))?;
+    let out = rpt_guest_ppc_dol::elf2dol::convert(&bytes).with_context(|| format!("converting {}", elf.display()))?;
+    std::fs::write(dol, out).with_context(|| format!("writing {}", dol.display()))?;
+    Ok(())
 }
