@@ -9,7 +9,8 @@ packages=(clang-19 lld-19)
 if [ "$mode" = test ]; then
   # gcc-12-multilib (never gcc-multilib: it removes the cross compilers) builds the native i386 oracles;
   # mingw builds the PE test guests; qemu-user runs foreign hosts; valgrind measures.
-  packages+=(gcc-12-multilib gcc-mingw-w64-i686 qemu-user valgrind)
+  # gcc-powerpc-linux-gnu (with its binutils) builds the PowerPC test guests and the oracle harness.
+  packages+=(gcc-12-multilib gcc-mingw-w64-i686 gcc-powerpc-linux-gnu qemu-user valgrind)
 fi
 
 missing=()
