@@ -37,7 +37,12 @@ fn assert_same(name: &str, oracle: &Output, ours: &Output) {
         stderr_of(ours)
     );
     assert_eq!(ours.stdout, oracle.stdout);
-    assert_eq!(ours.status.code(), oracle.status.code(), "{name}: exit codes differ:\n{}", stderr_of(ours));
+    assert_eq!(
+        ours.status.code(),
+        oracle.status.code(),
+        "{name}: exit codes differ:\n{}",
+        stderr_of(ours)
+    );
 }
 
 /// Builds the sample, converts it, writes a recipe for it and runs it through rpt.
@@ -88,6 +93,12 @@ fn demo_recipe_matches_qemu_and_its_guest_is_reproducible() {
         String::from_utf8_lossy(&check.stderr)
     );
     let oracle = qemu(&guests().join("integer.elf"));
-    let ours = rpt_in("run", "recipes/demo-ppc.ron", &dir.path().join("gen"), &dir.path().join("cache"), &[]);
+    let ours = rpt_in(
+        "run",
+        "recipes/demo-ppc.ron",
+        &dir.path().join("gen"),
+        &dir.path().join("cache"),
+        &[],
+    );
     assert_same("demo-ppc", &oracle, &ours);
 }

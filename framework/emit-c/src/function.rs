@@ -29,8 +29,9 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use rpt_ir::{
-    AddrSpace, BinaryOp, Block, BlockCall, CallTarget, ConvOp, Endian, ExitReason, FBinaryOp, FConvOp, FTernaryOp, FUnaryOp,
-    FloatCC, Function, GuestAddr, InstKind, IntCC, Rounding, SlotId, SlotLayout, Terminator, Type, UnaryOp, Value,
+    AddrSpace, BinaryOp, Block, BlockCall, CallTarget, ConvOp, Endian, ExitReason, FBinaryOp, FConvOp, FTernaryOp,
+    FUnaryOp, FloatCC, Function, GuestAddr, InstKind, IntCC, Rounding, SlotId, SlotLayout, Terminator, Type, UnaryOp,
+    Value,
 };
 
 use crate::ctype::{Int, access_name, c_string, c_type, field_name, int_literal};

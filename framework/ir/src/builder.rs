@@ -4,8 +4,9 @@
 //! one place; the verifier still checks everything afterwards.
 
 use crate::{
-    AddrSpace, BinaryOp, Block, BlockCall, CallTarget, ConvOp, Endian, ExitReason, FBinaryOp, FConvOp, FTernaryOp, FUnaryOp,
-    FloatCC, Function, GuestAddr, Inst, InstKind, IntCC, Rounding, SlotId, StateDesc, Terminator, Type, UnaryOp, Value,
+    AddrSpace, BinaryOp, Block, BlockCall, CallTarget, ConvOp, Endian, ExitReason, FBinaryOp, FConvOp, FTernaryOp,
+    FUnaryOp, FloatCC, Function, GuestAddr, Inst, InstKind, IntCC, Rounding, SlotId, StateDesc, Terminator, Type,
+    UnaryOp, Value,
 };
 
 /// Appends instructions to the current block of a function.

@@ -17,9 +17,8 @@ use rustc_apfloat::{Float, FloatConvert, Round};
 
 use crate::{
     AddrSpace, BinaryOp, BlockCall, CallTarget, ConvOp, Endian, ExitReason, FBinaryOp, FConvOp, FTernaryOp, FUnaryOp,
-    FloatCC,
-    Function, GuestAddr, InstKind, IntCC, Program, Rounding, SlotId, SlotLayout, StateDesc, Terminator, Type, UnaryOp,
-    Value,
+    FloatCC, Function, GuestAddr, InstKind, IntCC, Program, Rounding, SlotId, SlotLayout, StateDesc, Terminator, Type,
+    UnaryOp, Value,
 };
 
 /// A runtime value: integers zero-extended in a `u64`, floats by bit pattern.
@@ -527,35 +526,33 @@ impl<'p> Interpreter<'p> {
                 let from = ty_of(*arg);
                 fconvert(*op, mode, x, from, *to)?
             }
-            InstKind::FBinary { op, rounding: _, args } => {
-                match (read(args[0])?, read(args[1])?) {
-                    (Val::F32(a), Val::F32(b)) => {
-                        let (a, b) = (f32::from_bits(a), f32::from_bits(b));
-                        Val::F32(
-                            match op {
-                                FBinaryOp::Fadd => a + b,
-                                FBinaryOp::Fsub => a - b,
-                                FBinaryOp::Fmul => a * b,
-                                FBinaryOp::Fdiv => a / b,
-                            }
-                            .to_bits(),
-                        )
-                    }
-                    (Val::F64(a), Val::F64(b)) => {
-                        let (a, b) = (f64::from_bits(a), f64::from_bits(b));
-                        Val::F64(
-                            match op {
-                                FBinaryOp::Fadd => a + b,
-                                FBinaryOp::Fsub => a - b,
-                                FBinaryOp::Fmul => a * b,
-                                FBinaryOp::Fdiv => a / b,
-                            }
-                            .to_bits(),
-                        )
-                    }
-                    _ => return float_unsupported(&format!("{} on this type", op.name())),
+            InstKind::FBinary { op, rounding: _, args } => match (read(args[0])?, read(args[1])?) {
+                (Val::F32(a), Val::F32(b)) => {
+                    let (a, b) = (f32::from_bits(a), f32::from_bits(b));
+                    Val::F32(
+                        match op {
+                            FBinaryOp::Fadd => a + b,
+                            FBinaryOp::Fsub => a - b,
+                            FBinaryOp::Fmul => a * b,
+                            FBinaryOp::Fdiv => a / b,
+                        }
+                        .to_bits(),
+                    )
                 }
-            }
+                (Val::F64(a), Val::F64(b)) => {
+                    let (a, b) = (f64::from_bits(a), f64::from_bits(b));
+                    Val::F64(
+                        match op {
+                            FBinaryOp::Fadd => a + b,
+                            FBinaryOp::Fsub => a - b,
+                            FBinaryOp::Fmul => a * b,
+                            FBinaryOp::Fdiv => a / b,
+                        }
+                        .to_bits(),
+                    )
+                }
+                _ => return float_unsupported(&format!("{} on this type", op.name())),
+            },
             InstKind::FUnary { op, rounding, arg } => {
                 let x = read(*arg)?;
                 match (op, x) {
@@ -850,10 +847,22 @@ fn soft_fbinary(op: FBinaryOp, rounding: Rounding, a: Val, b: Val) -> Result<Val
     let round = soft_round(rounding)?;
     match (a, b) {
         (Val::F32(a), Val::F32(b)) => Ok(Val::F32(
-            apply(op, round, Single::from_bits(u128::from(a)), Single::from_bits(u128::from(b))).to_bits() as u32,
+            apply(
+                op,
+                round,
+                Single::from_bits(u128::from(a)),
+                Single::from_bits(u128::from(b)),
+            )
+            .to_bits() as u32,
         )),
         (Val::F64(a), Val::F64(b)) => Ok(Val::F64(
-            apply(op, round, Double::from_bits(u128::from(a)), Double::from_bits(u128::from(b))).to_bits() as u64,
+            apply(
+                op,
+                round,
+                Double::from_bits(u128::from(a)),
+                Double::from_bits(u128::from(b)),
+            )
+            .to_bits() as u64,
         )),
         _ => float_unsupported(&format!("{}.{} on this type", op.name(), rounding.name())),
     }

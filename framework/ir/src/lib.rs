@@ -22,8 +22,8 @@ pub use builder::FunctionBuilder;
 pub use entities::{Block, GuestAddr, SlotId, Value};
 pub use function::{BlockData, CallGraph, Function, Program};
 pub use inst::{
-    BinaryOp, BlockCall, CallTarget, ConvOp, Effects, ExitReason, FBinaryOp, FConvOp, FTernaryOp, FUnaryOp, FloatCC, HelperDecl,
-    Inst, InstKind, IntCC, Terminator, UnaryOp,
+    BinaryOp, BlockCall, CallTarget, ConvOp, Effects, ExitReason, FBinaryOp, FConvOp, FTernaryOp, FUnaryOp, FloatCC,
+    HelperDecl, Inst, InstKind, IntCC, Terminator, UnaryOp,
 };
 pub use state::{Slot, SlotLayout, SlotRole, StateDesc, StateError, is_identifier};
 pub use types::{AddrSpace, Endian, Rounding, Type};

@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 
 use crate::{
-    AddrSpace, BinaryOp, Block, BlockCall, CallTarget, ConvOp, Effects, Endian, ExitReason, FBinaryOp, FConvOp, FTernaryOp,
-    FUnaryOp, FloatCC, Function, GuestAddr, HelperDecl, Inst, InstKind, IntCC, Program, Rounding, Slot, SlotLayout,
-    SlotRole, StateDesc, Terminator, Type, UnaryOp, Value,
+    AddrSpace, BinaryOp, Block, BlockCall, CallTarget, ConvOp, Effects, Endian, ExitReason, FBinaryOp, FConvOp,
+    FTernaryOp, FUnaryOp, FloatCC, Function, GuestAddr, HelperDecl, Inst, InstKind, IntCC, Program, Rounding, Slot,
+    SlotLayout, SlotRole, StateDesc, Terminator, Type, UnaryOp, Value,
 };
 
 /// A text-form error at a 1-based line and column.

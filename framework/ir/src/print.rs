@@ -149,7 +149,15 @@ fn write_inst(out: &mut String, kind: &InstKind, state: &StateDesc) -> fmt::Resu
             write!(out, "{}.{} {}, {}", op.name(), rounding.name(), args[0], args[1])
         }
         InstKind::FTernary { op, rounding, args } => {
-            write!(out, "{}.{} {}, {}, {}", op.name(), rounding.name(), args[0], args[1], args[2])
+            write!(
+                out,
+                "{}.{} {}, {}, {}",
+                op.name(),
+                rounding.name(),
+                args[0],
+                args[1],
+                args[2]
+            )
         }
         InstKind::FUnary { op, rounding, arg } => {
             write!(out, "{}.{} {arg}", op.name(), rounding.name())

@@ -7,7 +7,7 @@
 
 use rpt_ir::GuestAddr;
 
-use crate::lift::{alu, fp, mem, ps, system, Flow};
+use crate::lift::{Flow, alu, fp, mem, ps, system};
 
 /// How a row's operands are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,19 +136,54 @@ const XO_MASK: u32 = 0xfc00_03fe;
 const A_MASK: u32 = 0xfc00_003e;
 
 const fn d(name: &'static str, op: u32, syntax: Syntax, flow: Flow) -> Row {
-    Row { name, mask: PRIMARY, bits: op << 26, syntax, suffix: Suffix::None, flow }
+    Row {
+        name,
+        mask: PRIMARY,
+        bits: op << 26,
+        syntax,
+        suffix: Suffix::None,
+        flow,
+    }
 }
 const fn x(name: &'static str, op: u32, xo: u32, syntax: Syntax, suffix: Suffix, flow: Flow) -> Row {
-    Row { name, mask: X_MASK, bits: (op << 26) | (xo << 1), syntax, suffix, flow }
+    Row {
+        name,
+        mask: X_MASK,
+        bits: (op << 26) | (xo << 1),
+        syntax,
+        suffix,
+        flow,
+    }
 }
 const fn xo(name: &'static str, xo: u32, flow: Flow) -> Row {
-    Row { name, mask: XO_MASK, bits: (31 << 26) | (xo << 1), syntax: Syntax::DAB, suffix: Suffix::OeRc, flow }
+    Row {
+        name,
+        mask: XO_MASK,
+        bits: (31 << 26) | (xo << 1),
+        syntax: Syntax::DAB,
+        suffix: Suffix::OeRc,
+        flow,
+    }
 }
 const fn xo1(name: &'static str, xo: u32, flow: Flow) -> Row {
-    Row { name, mask: XO_MASK, bits: (31 << 26) | (xo << 1), syntax: Syntax::DA, suffix: Suffix::OeRc, flow }
+    Row {
+        name,
+        mask: XO_MASK,
+        bits: (31 << 26) | (xo << 1),
+        syntax: Syntax::DA,
+        suffix: Suffix::OeRc,
+        flow,
+    }
 }
 const fn a(name: &'static str, op: u32, xo: u32, syntax: Syntax, flow: Flow) -> Row {
-    Row { name, mask: A_MASK, bits: (op << 26) | (xo << 1), syntax, suffix: Suffix::Rc, flow }
+    Row {
+        name,
+        mask: A_MASK,
+        bits: (op << 26) | (xo << 1),
+        syntax,
+        suffix: Suffix::Rc,
+        flow,
+    }
 }
 const fn rc(mut row: Row) -> Row {
     row.suffix = Suffix::Rc;
@@ -170,9 +205,30 @@ pub static ROWS: &[Row] = &[
     d("addic.", 13, S::DASimm, P(alu::addic_dot)),
     d("addi", 14, S::DASimm, P(alu::addi)),
     d("addis", 15, S::DASimm, P(alu::addis)),
-    Row { name: "bc", mask: PRIMARY, bits: 16 << 26, syntax: S::BranchCond, suffix: Suffix::AaLk, flow: Flow::BranchCond },
-    Row { name: "sc", mask: 0xffff_ffff, bits: 0x4400_0002, syntax: S::None, suffix: Suffix::None, flow: P(system::sc) },
-    Row { name: "b", mask: PRIMARY, bits: 18 << 26, syntax: S::Branch, suffix: Suffix::AaLk, flow: Flow::Branch },
+    Row {
+        name: "bc",
+        mask: PRIMARY,
+        bits: 16 << 26,
+        syntax: S::BranchCond,
+        suffix: Suffix::AaLk,
+        flow: Flow::BranchCond,
+    },
+    Row {
+        name: "sc",
+        mask: 0xffff_ffff,
+        bits: 0x4400_0002,
+        syntax: S::None,
+        suffix: Suffix::None,
+        flow: P(system::sc),
+    },
+    Row {
+        name: "b",
+        mask: PRIMARY,
+        bits: 18 << 26,
+        syntax: S::Branch,
+        suffix: Suffix::AaLk,
+        flow: Flow::Branch,
+    },
     // Primary 19: CR logic and register branches.
     x("mcrf", 19, 0, S::Mcrf, Suffix::None, P(system::mcrf)),
     x("bclr", 19, 16, S::BranchReg, Suffix::Lk, Flow::BranchLr),
@@ -231,7 +287,14 @@ pub static ROWS: &[Row] = &[
     x("lbzux", 31, 119, S::DAB, Suffix::None, P(mem::lbzux)),
     x("nor", 31, 124, S::ASB, Suffix::Rc, P(alu::nor)),
     x("mtcrf", 31, 144, S::Mtcrf, Suffix::None, P(system::mtcrf)),
-    Row { name: "stwcx.", mask: X_MASK | 1, bits: (31 << 26) | (150 << 1) | 1, syntax: S::DAB, suffix: Suffix::None, flow: P(mem::stwcx_dot) },
+    Row {
+        name: "stwcx.",
+        mask: X_MASK | 1,
+        bits: (31 << 26) | (150 << 1) | 1,
+        syntax: S::DAB,
+        suffix: Suffix::None,
+        flow: P(mem::stwcx_dot),
+    },
     x("stwx", 31, 151, S::DAB, Suffix::None, P(mem::stwx)),
     x("stwux", 31, 183, S::DAB, Suffix::None, P(mem::stwux)),
     x("stbx", 31, 215, S::DAB, Suffix::None, P(mem::stbx)),

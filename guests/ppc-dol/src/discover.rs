@@ -75,7 +75,9 @@ pub(crate) fn fetch(image: &GuestImage, addr: GuestAddr) -> Result<Insn, Failure
         return Err(Failure::NotCode);
     }
     let bytes = image.bytes_at(addr, 4).ok_or(Failure::NotCode)?;
-    let word = <[u8; 4]>::try_from(bytes).map(u32::from_be_bytes).map_err(|_| Failure::NotCode)?;
+    let word = <[u8; 4]>::try_from(bytes)
+        .map(u32::from_be_bytes)
+        .map_err(|_| Failure::NotCode)?;
     decode::decode(addr, word).ok_or(Failure::Unknown(word))
 }
 
@@ -309,12 +311,16 @@ fn recognise_jump_table(image: &GuestImage, cfg: &FunctionCfg, at: GuestAddr) ->
     let mtctr = window.iter().rposition(|i| i.row.name == "mtspr" && i.spr() == 9)?;
     let target_reg = window[mtctr].rd();
     let before = &window[..mtctr];
-    let def = before.iter().rposition(|i| i.rd() == target_reg && !i.row.name.starts_with("st"))?;
+    let def = before
+        .iter()
+        .rposition(|i| i.rd() == target_reg && !i.row.name.starts_with("st"))?;
     let (load, relative) = match before[def].row.name {
         "lwzx" => (def, false),
         "add" => {
             let (x, y) = (before[def].ra(), before[def].rb());
-            let l = before[..def].iter().rposition(|i| i.row.name == "lwzx" && (i.rd() == x || i.rd() == y))?;
+            let l = before[..def]
+                .iter()
+                .rposition(|i| i.row.name == "lwzx" && (i.rd() == x || i.rd() == y))?;
             (l, true)
         }
         _ => return None,
@@ -363,7 +369,10 @@ pub(crate) fn discover(image: &GuestImage, seeds: &Seeds) -> Discovery {
         early.push(Diagnostic {
             severity: Severity::Warning,
             addr: image.entry,
-            message: format!("the entry point {} is not in a text section; it is not lifted", image.entry),
+            message: format!(
+                "the entry point {} is not in a text section; it is not lifted",
+                image.entry
+            ),
         });
     }
     strong.extend(seeds.entry_points.iter().copied());
@@ -405,7 +414,10 @@ pub(crate) fn discover(image: &GuestImage, seeds: &Seeds) -> Discovery {
             continue;
         }
         if covered.contains(&c) {
-            notes.insert(c, format!("dropped the possible function pointer {c}: it points inside known code"));
+            notes.insert(
+                c,
+                format!("dropped the possible function pointer {c}: it points inside known code"),
+            );
             continue;
         }
         match validate(&walker, c) {

@@ -6,9 +6,9 @@
 //! DOL section (the gap is zero-filled), so a usual link (.init .text .fini, .rodata .data .sdata
 //! ...) fits the 7 text and 11 data slots. Empty sections are skipped.
 
+use object::BigEndian;
 use object::elf::{EM_PPC, FileHeader32, SHF_ALLOC, SHF_EXECINSTR, SHT_NOBITS, SHT_PROGBITS};
 use object::read::elf::{FileHeader, SectionHeader};
-use object::BigEndian;
 use rpt_api::GuestError;
 
 use crate::loader_dol;
@@ -22,12 +22,18 @@ fn bad(what: String) -> GuestError {
 
 /// Converts an ELF executable's bytes into a DOL's bytes.
 pub fn convert(elf: &[u8]) -> Result<Vec<u8>, GuestError> {
-    let header = FileHeader32::<BigEndian>::parse(elf).map_err(|e| bad(format!("not a big-endian 32-bit ELF file: {e}")))?;
+    let header =
+        FileHeader32::<BigEndian>::parse(elf).map_err(|e| bad(format!("not a big-endian 32-bit ELF file: {e}")))?;
     let endian = header.endian().map_err(|e| bad(e.to_string()))?;
     if header.e_machine(endian) != EM_PPC {
-        return Err(bad(format!("the machine is {}, not PowerPC ({EM_PPC})", header.e_machine(endian))));
+        return Err(bad(format!(
+            "the machine is {}, not PowerPC ({EM_PPC})",
+            header.e_machine(endian)
+        )));
     }
-    let sections = header.sections(endian, elf).map_err(|e| bad(format!("bad section table: {e}")))?;
+    let sections = header
+        .sections(endian, elf)
+        .map_err(|e| bad(format!("bad section table: {e}")))?;
     let mut text: Vec<(u64, Vec<u8>)> = Vec::new();
     let mut data: Vec<(u64, Vec<u8>)> = Vec::new();
     let mut bss: Option<(u64, u64)> = None;
@@ -45,7 +51,9 @@ pub fn convert(elf: &[u8]) -> Result<Vec<u8>, GuestError> {
                 bss = Some((lo.min(addr), hi.max(addr + size)));
             }
             SHT_PROGBITS => {
-                let bytes = section.data(endian, elf).map_err(|e| bad(format!("section at {addr:#x}: {e}")))?;
+                let bytes = section
+                    .data(endian, elf)
+                    .map_err(|e| bad(format!("section at {addr:#x}: {e}")))?;
                 pieces.push((addr, flags & SHF_EXECINSTR.0 != 0, bytes.to_vec()));
             }
             _ => {}
@@ -55,7 +63,9 @@ pub fn convert(elf: &[u8]) -> Result<Vec<u8>, GuestError> {
     for (addr, exec, bytes) in pieces {
         let list = if exec { &mut text } else { &mut data };
         match list.last_mut() {
-            Some((start, merged)) if addr >= *start + merged.len() as u64 && addr - (*start + merged.len() as u64) < MERGE_GAP => {
+            Some((start, merged))
+                if addr >= *start + merged.len() as u64 && addr - (*start + merged.len() as u64) < MERGE_GAP =>
+            {
                 merged.resize((addr - *start) as usize, 0);
                 merged.extend_from_slice(&bytes);
             }
@@ -63,8 +73,14 @@ pub fn convert(elf: &[u8]) -> Result<Vec<u8>, GuestError> {
         }
     }
     let to32 = |v: u64, what: &str| u32::try_from(v).map_err(|_| bad(format!("{what} {v:#x} does not fit 32 bits")));
-    let text = text.into_iter().map(|(a, b)| Ok((to32(a, "address")?, b))).collect::<Result<Vec<_>, GuestError>>()?;
-    let data = data.into_iter().map(|(a, b)| Ok((to32(a, "address")?, b))).collect::<Result<Vec<_>, GuestError>>()?;
+    let text = text
+        .into_iter()
+        .map(|(a, b)| Ok((to32(a, "address")?, b)))
+        .collect::<Result<Vec<_>, GuestError>>()?;
+    let data = data
+        .into_iter()
+        .map(|(a, b)| Ok((to32(a, "address")?, b)))
+        .collect::<Result<Vec<_>, GuestError>>()?;
     let (bss_lo, bss_hi) = bss.unwrap_or((0, 0));
     loader_dol::write(
         &text,

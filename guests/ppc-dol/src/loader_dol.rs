@@ -172,7 +172,10 @@ fn check(h: &DolHeader, file_len: usize) -> Result<(), GuestError> {
         .iter()
         .any(|s| s.text && entry >= u64::from(s.addr) && entry < u64::from(s.addr) + u64::from(s.size));
     if !in_text {
-        return Err(bad(format!("the entry point {:#010x} is not inside any text section", h.entry)));
+        return Err(bad(format!(
+            "the entry point {:#010x} is not inside any text section",
+            h.entry
+        )));
     }
     Ok(())
 }
@@ -212,7 +215,11 @@ pub fn load(image: &[u8]) -> Result<GuestImage, GuestError> {
     let mut push_bss = |from: u64, to: u64, segments: &mut Vec<Segment>| {
         if to > from {
             segments.push(Segment {
-                name: if piece == 0 { "bss".to_string() } else { format!("bss.{piece}") },
+                name: if piece == 0 {
+                    "bss".to_string()
+                } else {
+                    format!("bss.{piece}")
+                },
                 addr: GuestAddr(from),
                 bytes: Vec::new(),
                 mem_size: to - from,
@@ -244,7 +251,12 @@ pub fn load(image: &[u8]) -> Result<GuestImage, GuestError> {
 
 /// Builds a DOL file from sections (for the ELF converter and tests): each section's bytes are
 /// placed in slot order after the header, padded to 32 bytes as the SDK's tools do.
-pub fn write(text: &[(u32, Vec<u8>)], data: &[(u32, Vec<u8>)], bss: (u32, u32), entry: u32) -> Result<Vec<u8>, GuestError> {
+pub fn write(
+    text: &[(u32, Vec<u8>)],
+    data: &[(u32, Vec<u8>)],
+    bss: (u32, u32),
+    entry: u32,
+) -> Result<Vec<u8>, GuestError> {
     if text.len() > TEXT_SLOTS || data.len() > DATA_SLOTS {
         return Err(bad(format!(
             "{} text and {} data sections do not fit the {TEXT_SLOTS} text and {DATA_SLOTS} data slots",
@@ -254,7 +266,11 @@ pub fn write(text: &[(u32, Vec<u8>)], data: &[(u32, Vec<u8>)], bss: (u32, u32), 
     }
     let mut out = vec![0u8; HEADER_SIZE];
     let put = |out: &mut Vec<u8>, at: usize, v: u32| out[at..at + 4].copy_from_slice(&v.to_be_bytes());
-    let slots = text.iter().enumerate().map(|(i, s)| (i, s)).chain(data.iter().enumerate().map(|(i, s)| (TEXT_SLOTS + i, s)));
+    let slots = text
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (i, s))
+        .chain(data.iter().enumerate().map(|(i, s)| (TEXT_SLOTS + i, s)));
     for (slot, (addr, bytes)) in slots {
         let offset = u32::try_from(out.len()).map_err(|_| bad("the DOL would exceed 4 GiB".to_string()))?;
         let size = u32::try_from(bytes.len()).map_err(|_| bad("a section exceeds 4 GiB".to_string()))?;

@@ -92,7 +92,14 @@ fn slot(name: String, ty: Type, role: SlotRole, layout: SlotLayout) -> Slot {
 /// Every slot in declaration order; the constants above are positions in this list.
 fn slots() -> Vec<Slot> {
     let plain = |name: String, ty, role| slot(name, ty, role, SlotLayout::Plain);
-    let packed = |name: &str, ty, parent, lsb, bits| slot(name.to_string(), ty, SlotRole::Flag, SlotLayout::Packed { parent, lsb, bits });
+    let packed = |name: &str, ty, parent, lsb, bits| {
+        slot(
+            name.to_string(),
+            ty,
+            SlotRole::Flag,
+            SlotLayout::Packed { parent, lsb, bits },
+        )
+    };
     let mut out = Vec::with_capacity(SLOT_COUNT);
     out.extend((0..32).map(|n| plain(format!("r{n}"), Type::I32, SlotRole::Gpr)));
     out.extend((0..32).map(|n| plain(format!("f{n}"), Type::F64, SlotRole::Fpr)));

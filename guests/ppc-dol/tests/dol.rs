@@ -2,8 +2,8 @@
 //! malformed ones are refused with messages that say what is wrong and where.
 
 use rpt_api::GuestPlugin;
-use rpt_guest_ppc_dol::loader_dol::{self, HEADER_SIZE};
 use rpt_guest_ppc_dol::PpcDol;
+use rpt_guest_ppc_dol::loader_dol::{self, HEADER_SIZE};
 use rpt_ir::GuestAddr;
 
 /// A DOL with one text section at 0x80003100 (a `blr`) and one data section.
@@ -39,7 +39,11 @@ fn loads_sections_and_bss() {
         .collect();
     assert_eq!(
         names,
-        [("text0", 0x8000_3100, 4), ("data0", 0x8000_3200, 8), ("bss", 0x8000_3208, 0x100)]
+        [
+            ("text0", 0x8000_3100, 4),
+            ("data0", 0x8000_3200, 8),
+            ("bss", 0x8000_3208, 0x100)
+        ]
     );
     assert!(image.is_code(GuestAddr(0x8000_3100)));
     assert!(!image.is_code(GuestAddr(0x8000_3200)));
@@ -80,7 +84,10 @@ fn overlapping_sections_are_refused() {
     // data0 moved onto text0.
     put(&mut dol, 0x48 + 4 * 7, 0x8000_3100);
     let e = error_of(&dol);
-    assert!(e.contains("text0") && e.contains("data0") && e.contains("overlap"), "{e}");
+    assert!(
+        e.contains("text0") && e.contains("data0") && e.contains("overlap"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -89,7 +96,10 @@ fn sections_outside_the_address_map_are_refused() {
     put(&mut dol, 0x48, 0x0040_0000);
     put(&mut dol, 0xe0, 0x0040_0000);
     let e = error_of(&dol);
-    assert!(e.contains("text0") && e.contains("0x00400000") && e.contains("address map"), "{e}");
+    assert!(
+        e.contains("text0") && e.contains("0x00400000") && e.contains("address map"),
+        "{e}"
+    );
     let mut dol = small_dol();
     // Runs past the end of MEM1.
     put(&mut dol, 0x48 + 4 * 7, 0x817f_fffc);

@@ -474,7 +474,11 @@ pub(crate) fn srawi(lx: &mut Lifter<'_>, insn: &Insn) {
 pub(crate) fn rlwinm(lx: &mut Lifter<'_>, insn: &Insn) {
     let s = lx.gpr(insn.rd());
     let rotated = lx.b.binary_imm(BinaryOp::Rotl, s, u64::from(insn.rb()));
-    let r = lx.b.binary_imm(BinaryOp::And, rotated, u64::from(rotate_mask(insn.rc_field(), insn.me())));
+    let r = lx.b.binary_imm(
+        BinaryOp::And,
+        rotated,
+        u64::from(rotate_mask(insn.rc_field(), insn.me())),
+    );
     lx.set_gpr(insn.ra(), r);
     lx.record(insn, r);
 }
@@ -485,7 +489,11 @@ pub(crate) fn rlwnm(lx: &mut Lifter<'_>, insn: &Insn) {
     let b = lx.gpr(insn.rb());
     let n = lx.b.binary_imm(BinaryOp::And, b, 31);
     let rotated = lx.b.binary(BinaryOp::Rotl, s, n);
-    let r = lx.b.binary_imm(BinaryOp::And, rotated, u64::from(rotate_mask(insn.rc_field(), insn.me())));
+    let r = lx.b.binary_imm(
+        BinaryOp::And,
+        rotated,
+        u64::from(rotate_mask(insn.rc_field(), insn.me())),
+    );
     lx.set_gpr(insn.ra(), r);
     lx.record(insn, r);
 }

@@ -25,7 +25,11 @@ impl Lifter<'_> {
         }
         if bo & 16 == 0 {
             let bit = self.cr_bit_value(bi);
-            let want = if bo & 8 != 0 { bit } else { self.b.unary(rpt_ir::UnaryOp::Not, bit) };
+            let want = if bo & 8 != 0 {
+                bit
+            } else {
+                self.b.unary(rpt_ir::UnaryOp::Not, bit)
+            };
             cond = Some(match cond {
                 Some(c) => self.b.binary(BinaryOp::And, c, want),
                 None => want,
@@ -169,10 +173,20 @@ pub(crate) fn lift_control(
         }
         Flow::Trap => {
             let a = lx.gpr(insn.ra());
-            let b = if insn.row.name == "twi" { lx.c32(insn.simm() as u32) } else { lx.gpr(insn.rb()) };
+            let b = if insn.row.name == "twi" {
+                lx.c32(insn.simm() as u32)
+            } else {
+                lx.gpr(insn.rb())
+            };
             let to = insn.rd();
             let mut cond = lx.c1(false);
-            for (bit, cc) in [(16, IntCC::Slt), (8, IntCC::Sgt), (4, IntCC::Eq), (2, IntCC::Ult), (1, IntCC::Ugt)] {
+            for (bit, cc) in [
+                (16, IntCC::Slt),
+                (8, IntCC::Sgt),
+                (4, IntCC::Eq),
+                (2, IntCC::Ult),
+                (1, IntCC::Ugt),
+            ] {
                 if to & bit != 0 {
                     let c = lx.b.icmp(cc, a, b);
                     cond = lx.b.binary(BinaryOp::Or, cond, c);

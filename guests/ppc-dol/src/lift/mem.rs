@@ -11,7 +11,7 @@ use rpt_ir::{AddrSpace, BinaryOp, ConvOp, Endian, IntCC, Type, UnaryOp, Value};
 
 use super::Lifter;
 use crate::decode::Insn;
-use crate::state::{cr_field, fpr, ps1, RESV, RESV_ADDR, SO, XER_BC};
+use crate::state::{RESV, RESV_ADDR, SO, XER_BC, cr_field, fpr, ps1};
 
 /// How an effective address is formed.
 #[derive(Clone, Copy)]
@@ -72,7 +72,11 @@ impl Lifter<'_> {
         if reversed {
             v = self.b.unary(UnaryOp::Bswap, v);
         }
-        let v = if signed { self.b.sext(v, Type::I32) } else { self.b.resize(v, Type::I32) };
+        let v = if signed {
+            self.b.sext(v, Type::I32)
+        } else {
+            self.b.resize(v, Type::I32)
+        };
         self.set_gpr(insn.rd(), v);
         self.update(insn, form, ea);
     }

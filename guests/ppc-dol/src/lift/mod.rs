@@ -33,7 +33,7 @@ use rpt_ir::{BinaryOp, Block, ExitReason, Function, FunctionBuilder, GuestAddr, 
 
 use crate::decode::Insn;
 use crate::discover::{Failure, FunctionCfg, Walker};
-use crate::state::{self, cr_field, gpr, OV, SO};
+use crate::state::{self, OV, SO, cr_field, gpr};
 
 /// Lifts one straight-line instruction into the current block.
 pub type Handler = fn(&mut Lifter<'_>, &Insn);
@@ -92,7 +92,11 @@ impl Lifter<'_> {
     /// Places an i1 at bit `shift` of an i8 CR field value.
     pub(crate) fn cr_bit(&mut self, v: Value, shift: u64) -> Value {
         let wide = self.b.resize(v, Type::I8);
-        if shift == 0 { wide } else { self.b.binary_imm(BinaryOp::Shl, wide, shift) }
+        if shift == 0 {
+            wide
+        } else {
+            self.b.binary_imm(BinaryOp::Shl, wide, shift)
+        }
     }
 
     /// A CR field from its four bits (LT GT EQ from i1 values, SO from the XER).
@@ -109,7 +113,11 @@ impl Lifter<'_> {
 
     /// Sets CR field `n` from comparing `a` with `b` (signed or unsigned).
     pub(crate) fn compare_into(&mut self, n: u32, a: Value, b: Value, signed: bool) {
-        let (lt, gt) = if signed { (IntCC::Slt, IntCC::Sgt) } else { (IntCC::Ult, IntCC::Ugt) };
+        let (lt, gt) = if signed {
+            (IntCC::Slt, IntCC::Sgt)
+        } else {
+            (IntCC::Ult, IntCC::Ugt)
+        };
         let lt = self.b.icmp(lt, a, b);
         let gt = self.b.icmp(gt, a, b);
         let eq = self.b.icmp(IntCC::Eq, a, b);

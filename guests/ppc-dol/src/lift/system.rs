@@ -5,7 +5,7 @@ use rpt_ir::{BinaryOp, ConvOp, Effects, HelperDecl, IntCC, Type, UnaryOp, Value}
 
 use super::Lifter;
 use crate::decode::Insn;
-use crate::state::{cr_field, CA, OV, SO, SPRS, XER};
+use crate::state::{CA, OV, SO, SPRS, XER, cr_field};
 
 /// `@sc()`: the platform's system call; it reads and writes registers and memory and may end the process.
 pub const SC_HELPER: &str = "sc";
@@ -195,7 +195,11 @@ pub(crate) fn mftb(lx: &mut Lifter<'_>, insn: &Insn) {
     let Some(tb) = lx.b.call_helper(TIMEBASE_HELPER, Vec::new(), Some(Type::I64)) else {
         return;
     };
-    let part = if insn.spr() == 269 { lx.b.binary_imm(BinaryOp::Lshr, tb, 32) } else { tb };
+    let part = if insn.spr() == 269 {
+        lx.b.binary_imm(BinaryOp::Lshr, tb, 32)
+    } else {
+        tb
+    };
     let v = lx.b.convert(ConvOp::Trunc, part, Type::I32);
     lx.set_gpr(insn.rd(), v);
 }

@@ -60,7 +60,11 @@ mod tests {
     fn every_helper_is_defined_in_c() {
         let all: String = PLATFORMS.iter().map(|p| p.c_source).chain([GUEST_RUNTIME.1]).collect();
         for h in crate::helpers() {
-            assert!(all.contains(&format!(" rpt_helper_{}(struct cpu *restrict c", h.name)), "rpt_helper_{} is not defined", h.name);
+            assert!(
+                all.contains(&format!(" rpt_helper_{}(struct cpu *restrict c", h.name)),
+                "rpt_helper_{} is not defined",
+                h.name
+            );
         }
     }
 }

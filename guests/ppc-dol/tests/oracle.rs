@@ -1,0 +1,1586 @@
+//! The differential fuzzer: random sequences of every lifted non-paired-single instruction, with
+//! random GPRs, FPRs, CR, XER, LR, CTR, FPSCR rounding mode and a 1 KiB memory window, run three
+//! ways: natively under `qemu-ppc -cpu 750cl` (tests/oracle/harness.c, one process for every
+//! case), in rpt's IR interpreter, and as C emitted by rpt and compiled with clang. All three must
+//! leave the same registers and memory.
+//!
+//! `RPT_PPC_FUZZ_CASES=N` changes the number of cases (CI runs [`DEFAULT_CASES`]) and
+//! `RPT_PPC_FUZZ_SEED=S` the seed, for longer runs:
+//! `RPT_PPC_FUZZ_CASES=100000 cargo test --release -p rpt-guest-ppc-dol --test oracle`.
+//!
+//! What is masked, and why (only this):
+//! - `divw`/`divwu` by zero and `0x80000000 / -1`: rD. The 750 gives -1 or 0 (Dolphin's
+//!   hardware facts, which rpt follows); qemu gives the dividend. Such cases write r28, which
+//!   nothing reads, with Rc=0.
+//! - The FPSCR's exception and status bits after float arithmetic (rpt does not compute them;
+//!   see `lift/fp.rs`): those cases compare the control bits (RN, NI, the enables) only, and
+//!   use no record forms (whose CR1 copies status bits). Cases made of FPSCR instructions and
+//!   moves compare the whole FPSCR.
+//! - `fres`/`frsqrte` are not fuzzed: qemu computes exact reciprocals, the 750 estimates (unit
+//!   tests check the tables). `mftb`, traps, `sc`, `bl` and the paired singles are not fuzzed
+//!   either (non-deterministic, fatal, platform, or not in qemu); the samples cover calls.
+//! - `fnmadd`/`fnmsub` (and their single forms) run only under round-to-nearest and toward
+//!   zero: qemu negates before rounding, the architecture after (see `lift/fp.rs`), which differs
+//!   only under the roundings toward ±infinity.
+//! - `fctiw`/`fctiwz`: the high word of the result (f31, see `FCTIW_SINK_HIGH_MASKED`).
+//! - `mtfsb1 29` (NI): qemu ignores it; it is not generated (`mtfsf`/`mtfsfi` set NI in both).
+//! - r1 is never used by cases: it points at the harness's state block while a case runs.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use rpt_api::{GuestImage, GuestPlugin, MemoryModel, Seeds, Segment, SegmentFlags, Severity};
+use rpt_guest_ppc_dol::decode;
+use rpt_guest_ppc_dol::state::{CR, CTR, FPSCR, LR, XER, fpr, gpr};
+use rpt_guest_ppc_dol::{PpcDol, estimate};
+use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcome, Val};
+use rpt_ir::verify::{VerifyContext, verify_function};
+use rpt_ir::{AddrSpace, GuestAddr, Program, Rounding};
+
+/// Cases in a default (CI) run.
+const DEFAULT_CASES: usize = 4000;
+const DEFAULT_SEED: u64 = 0x5eed_750c_1dea_0001;
+
+// The layout of tests/oracle/harness.h.
+const STATE_BASE: u32 = 0x8078_0000;
+const WINDOW_BASE: u32 = 0x8070_0100;
+const WINDOW_SIZE: usize = 1024;
+const CODE_BASE: u32 = 0x8080_0000;
+const CASE_STRIDE: u32 = 256;
+const OFF_FPR: usize = 128;
+const OFF_CR: usize = 384;
+const OFF_XER: usize = 388;
+const OFF_LR: usize = 392;
+const OFF_CTR: usize = 396;
+const OFF_FPSCR: usize = 400;
+const OFF_WINDOW: usize = 416;
+const STATE_SIZE: usize = OFF_WINDOW + WINDOW_SIZE;
+
+/// The FPSCR's control bits: RN, NI and the five enables.
+const FPSCR_CONTROL: u32 = 0xff;
+/// `blr`, the end of every case in rpt's copy.
+const BLR: u32 = 0x4e80_0020;
+
+fn scratch() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rpt-guest-ppc-dol-oracle");
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+fn run_tool(cmd: &mut Command, hint: &str) {
+    let shown = format!("{cmd:?}");
+    match cmd.output() {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => panic!(
+            "{shown} failed ({}):\n{}{}\n{hint}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => panic!("cannot run {shown}: {e}\n{hint}"),
+    }
+}
+
+// ---------------------------------------------------------------- state
+
+/// Everything a case reads and writes.
+#[derive(Clone, PartialEq, Eq)]
+struct State {
+    gpr: [u32; 32],
+    fpr: [u64; 32],
+    cr: u32,
+    xer: u32,
+    lr: u32,
+    ctr: u32,
+    fpscr: u32,
+    window: Vec<u8>,
+}
+
+impl State {
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut out = vec![0u8; STATE_SIZE];
+        for (i, g) in self.gpr.iter().enumerate() {
+            out[4 * i..4 * i + 4].copy_from_slice(&g.to_be_bytes());
+        }
+        for (i, f) in self.fpr.iter().enumerate() {
+            out[OFF_FPR + 8 * i..OFF_FPR + 8 * i + 8].copy_from_slice(&f.to_be_bytes());
+        }
+        for (off, v) in [
+            (OFF_CR, self.cr),
+            (OFF_XER, self.xer),
+            (OFF_LR, self.lr),
+            (OFF_CTR, self.ctr),
+            (OFF_FPSCR, self.fpscr),
+        ] {
+            out[off..off + 4].copy_from_slice(&v.to_be_bytes());
+        }
+        out[OFF_WINDOW..].copy_from_slice(&self.window);
+        out
+    }
+
+    fn from_bytes(b: &[u8]) -> State {
+        let w = |off: usize| u32::from_be_bytes(b[off..off + 4].try_into().expect("4 bytes"));
+        let d = |off: usize| u64::from_be_bytes(b[off..off + 8].try_into().expect("8 bytes"));
+        State {
+            gpr: std::array::from_fn(|i| w(4 * i)),
+            fpr: std::array::from_fn(|i| d(OFF_FPR + 8 * i)),
+            cr: w(OFF_CR),
+            xer: w(OFF_XER),
+            lr: w(OFF_LR),
+            ctr: w(OFF_CTR),
+            fpscr: w(OFF_FPSCR),
+            window: b[OFF_WINDOW..OFF_WINDOW + WINDOW_SIZE].to_vec(),
+        }
+    }
+}
+
+/// What a case leaves out of the comparison.
+#[derive(Clone, Copy, Default)]
+struct Masks {
+    /// GPRs not compared (bit n for rn).
+    gprs: u32,
+    /// FPSCR bits compared.
+    fpscr: u32,
+}
+
+/// f31 is written only by `fctiw`/`fctiwz` and read only by `stfiwx`, and only its low word is
+/// compared: the 750 puts 0xfff80000 above the integer (rpt does), qemu sign-extends it.
+const FCTIW_SINK_HIGH_MASKED: usize = 31;
+
+struct Case {
+    addr: u32,
+    words: Vec<u32>,
+    init: State,
+    masks: Masks,
+    templates: Vec<&'static str>,
+}
+
+// ---------------------------------------------------------------- random
+
+/// xorshift64*: a fixed-seed generator, so every run tests the same cases.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn u32(&mut self) -> u32 {
+        self.next() as u32
+    }
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+    fn chance(&mut self, one_in: u64) -> bool {
+        self.below(one_in) == 0
+    }
+    /// A 32-bit value biased towards the edges where carries and overflows change.
+    fn value(&mut self) -> u32 {
+        const EDGES: [u32; 14] = [
+            0,
+            1,
+            2,
+            3,
+            0x7f,
+            0x80,
+            0xff,
+            0x7fff,
+            0x8000,
+            0xffff,
+            0x7fff_ffff,
+            0x8000_0000,
+            0xffff_fffe,
+            0xffff_ffff,
+        ];
+        match self.below(4) {
+            0 => self.pick(&EDGES),
+            1 => self.u32() & 0xff,
+            _ => self.u32(),
+        }
+    }
+    /// A double's bit pattern: specials, singles, small integers, or anything.
+    fn double(&mut self) -> u64 {
+        const SPECIAL: [u64; 16] = [
+            0,
+            0x8000_0000_0000_0000,
+            0x3ff0_0000_0000_0000,
+            0xbff0_0000_0000_0000,
+            0x7ff0_0000_0000_0000,
+            0xfff0_0000_0000_0000,
+            0x7ff8_0000_0000_0000,
+            0x7ff4_0000_0000_0001,
+            0xfff8_0000_dead_beef,
+            0x0000_0000_0000_0001,
+            0x8008_0000_0000_0000,
+            0x7fef_ffff_ffff_ffff,
+            0x41e0_0000_0000_0000,
+            0xc1e0_0000_0020_0000,
+            0x3810_0000_0000_0000,
+            0x47ef_ffff_e000_0000,
+        ];
+        match self.below(6) {
+            0 => self.pick(&SPECIAL),
+            1 => f64::from(f32::from_bits(self.u32())).to_bits(),
+            2 => f64::from(self.u32() as i32 % 1000).to_bits(),
+            3 => {
+                let mantissa = self.next() & ((1 << 52) - 1);
+                let exp = 1023 - 8 + self.below(16);
+                ((self.next() & 1) << 63) | (exp << 52) | mantissa
+            }
+            4 => f64::from(f32::from_bits(self.u32() & 0xbfff_ffff | 0x3000_0000)).to_bits(),
+            _ => self.next(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------- encodings
+
+fn d_form(op: u32, rt: u32, ra: u32, imm: u32) -> u32 {
+    (op << 26) | (rt << 21) | (ra << 16) | (imm & 0xffff)
+}
+fn x_form(op: u32, rt: u32, ra: u32, rb: u32, xo: u32, rc: u32) -> u32 {
+    (op << 26) | (rt << 21) | (ra << 16) | (rb << 11) | (xo << 1) | rc
+}
+fn xo_form(rt: u32, ra: u32, rb: u32, oe: u32, xo: u32, rc: u32) -> u32 {
+    (31 << 26) | (rt << 21) | (ra << 16) | (rb << 11) | (oe << 10) | (xo << 1) | rc
+}
+fn a_form(op: u32, frt: u32, fra: u32, frb: u32, frc: u32, xo: u32) -> u32 {
+    (op << 26) | (frt << 21) | (fra << 16) | (frb << 11) | (frc << 6) | (xo << 1)
+}
+fn spr_field(spr: u32) -> u32 {
+    ((spr & 31) << 5) | (spr >> 5)
+}
+
+// ---------------------------------------------------------------- generators
+
+/// Registers a case may write (never r1, the bases r5-r7, the sources r24-r27 or the sink r28).
+const DST: [u32; 26] = [
+    0, 2, 3, 4, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 29, 30, 31, 29, 30, 31,
+];
+/// Registers a case may read.
+const SRC: [u32; 30] = [
+    0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 29, 30, 31,
+];
+/// Memory bases (they point into the window) and the index register.
+const BASES: [u32; 2] = [5, 6];
+const INDEX: u32 = 7;
+/// Source registers nothing writes, so a division's operands are known when it is generated.
+const FIXED: [u32; 4] = [24, 25, 26, 27];
+const SINK: u32 = 28;
+
+struct Gen<'a> {
+    rng: &'a mut Rng,
+    init: &'a mut State,
+    masks: &'a mut Masks,
+    lr_to_end: bool,
+    ctr_to_end: bool,
+}
+
+impl Gen<'_> {
+    fn dst(&mut self) -> u32 {
+        self.rng.pick(&DST)
+    }
+    fn src(&mut self) -> u32 {
+        self.rng.pick(&SRC)
+    }
+    fn base(&mut self) -> u32 {
+        self.rng.pick(&BASES)
+    }
+    fn f(&mut self) -> u32 {
+        self.rng.below(32) as u32
+    }
+    /// An FPR for float templates: never f31, which only `fctiw`/`fctiwz` write (see [`Masks`]).
+    fn fr(&mut self) -> u32 {
+        self.rng.below(31) as u32
+    }
+    fn crf(&mut self) -> u32 {
+        self.rng.below(8) as u32
+    }
+    fn bit(&mut self) -> u32 {
+        self.rng.below(2) as u32
+    }
+    fn imm(&mut self) -> u32 {
+        self.rng.value() & 0xffff
+    }
+    /// A displacement in [-48, 48]; a multiple of `align`.
+    fn disp(&mut self, align: u32) -> u32 {
+        let steps = 96 / align + 1;
+        (self.rng.below(u64::from(steps)) as i32 * align as i32 - 48) as u32
+    }
+}
+
+type Build = fn(&mut Gen<'_>) -> Vec<u32>;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Family {
+    /// Integer ALU, CR and SPR moves.
+    Int,
+    /// Loads and stores (with ALU instructions between).
+    Mem,
+    /// Branches (with ALU instructions between).
+    Branch,
+    /// Float arithmetic, compares, moves, loads and stores.
+    Float,
+    /// FPSCR instructions and FPR moves.
+    Fpscr,
+}
+
+struct Template {
+    name: &'static str,
+    families: &'static [Family],
+    build: Build,
+}
+
+use Family::{Branch as B, Float as F, Fpscr as S, Int as I, Mem as M};
+
+macro_rules! t {
+    ($list:ident, $name:expr, $fam:expr, |$g:ident| $body:expr) => {
+        $list.push(Template {
+            name: $name,
+            families: $fam,
+            build: |$g| $body,
+        });
+    };
+}
+
+const ALU: &[Family] = &[I, M, B, F];
+
+fn templates() -> Vec<Template> {
+    let mut v: Vec<Template> = Vec::new();
+    // D-form arithmetic and compares.
+    for (name, op) in [
+        ("addi", 14),
+        ("addis", 15),
+        ("addic", 12),
+        ("addic.", 13),
+        ("subfic", 8),
+        ("mulli", 7),
+    ] {
+        let _ = name;
+        v.push(Template {
+            name,
+            families: ALU,
+            build: match op {
+                14 => |g| vec![d_form(14, g.dst(), g.src(), g.imm())],
+                15 => |g| vec![d_form(15, g.dst(), g.src(), g.imm())],
+                12 => |g| vec![d_form(12, g.dst(), g.src(), g.imm())],
+                13 => |g| vec![d_form(13, g.dst(), g.src(), g.imm())],
+                8 => |g| vec![d_form(8, g.dst(), g.src(), g.imm())],
+                _ => |g| vec![d_form(7, g.dst(), g.src(), g.imm())],
+            },
+        });
+    }
+    t!(v, "cmpi", ALU, |g| vec![d_form(11, g.crf() << 2, g.src(), g.imm())]);
+    t!(v, "cmpli", ALU, |g| vec![d_form(10, g.crf() << 2, g.src(), g.imm())]);
+    t!(v, "ori", ALU, |g| vec![d_form(24, g.src(), g.dst(), g.imm())]);
+    t!(v, "oris", ALU, |g| vec![d_form(25, g.src(), g.dst(), g.imm())]);
+    t!(v, "xori", ALU, |g| vec![d_form(26, g.src(), g.dst(), g.imm())]);
+    t!(v, "xoris", ALU, |g| vec![d_form(27, g.src(), g.dst(), g.imm())]);
+    t!(v, "andi.", ALU, |g| vec![d_form(28, g.src(), g.dst(), g.imm())]);
+    t!(v, "andis.", ALU, |g| vec![d_form(29, g.src(), g.dst(), g.imm())]);
+    t!(v, "rlwinm", ALU, |g| {
+        let (s, a, sh, mb, me, rc) = (g.src(), g.dst(), g.f(), g.f(), g.f(), g.bit());
+        vec![(21 << 26) | (s << 21) | (a << 16) | (sh << 11) | (mb << 6) | (me << 1) | rc]
+    });
+    t!(v, "rlwimi", ALU, |g| {
+        let (s, a, sh, mb, me, rc) = (g.src(), g.dst(), g.f(), g.f(), g.f(), g.bit());
+        vec![(20 << 26) | (s << 21) | (a << 16) | (sh << 11) | (mb << 6) | (me << 1) | rc]
+    });
+    t!(v, "rlwnm", ALU, |g| {
+        let (s, a, b, mb, me, rc) = (g.src(), g.dst(), g.src(), g.f(), g.f(), g.bit());
+        vec![(23 << 26) | (s << 21) | (a << 16) | (b << 11) | (mb << 6) | (me << 1) | rc]
+    });
+    // XO-form arithmetic, every OE/Rc combination.
+    for (name, xo, uses_b) in [
+        ("add", 266, true),
+        ("addc", 10, true),
+        ("adde", 138, true),
+        ("addme", 234, false),
+        ("addze", 202, false),
+        ("subf", 40, true),
+        ("subfc", 8, true),
+        ("subfe", 136, true),
+        ("subfme", 232, false),
+        ("subfze", 200, false),
+        ("neg", 104, false),
+        ("mullw", 235, true),
+    ] {
+        let build: Build = match (xo, uses_b) {
+            (266, _) => |g| vec![xo_form(g.dst(), g.src(), g.src(), g.bit(), 266, g.bit())],
+            (10, _) => |g| vec![xo_form(g.dst(), g.src(), g.src(), g.bit(), 10, g.bit())],
+            (138, _) => |g| vec![xo_form(g.dst(), g.src(), g.src(), g.bit(), 138, g.bit())],
+            (234, _) => |g| vec![xo_form(g.dst(), g.src(), 0, g.bit(), 234, g.bit())],
+            (202, _) => |g| vec![xo_form(g.dst(), g.src(), 0, g.bit(), 202, g.bit())],
+            (40, _) => |g| vec![xo_form(g.dst(), g.src(), g.src(), g.bit(), 40, g.bit())],
+            (8, _) => |g| vec![xo_form(g.dst(), g.src(), g.src(), g.bit(), 8, g.bit())],
+            (136, _) => |g| vec![xo_form(g.dst(), g.src(), g.src(), g.bit(), 136, g.bit())],
+            (232, _) => |g| vec![xo_form(g.dst(), g.src(), 0, g.bit(), 232, g.bit())],
+            (200, _) => |g| vec![xo_form(g.dst(), g.src(), 0, g.bit(), 200, g.bit())],
+            (104, _) => |g| vec![xo_form(g.dst(), g.src(), 0, g.bit(), 104, g.bit())],
+            _ => |g| vec![xo_form(g.dst(), g.src(), g.src(), g.bit(), 235, g.bit())],
+        };
+        v.push(Template {
+            name,
+            families: ALU,
+            build,
+        });
+    }
+    t!(v, "divw", ALU, |g| divide(g, 491, true));
+    t!(v, "divwu", ALU, |g| divide(g, 459, false));
+    t!(v, "mulhw", ALU, |g| vec![x_form(
+        31,
+        g.dst(),
+        g.src(),
+        g.src(),
+        75,
+        g.bit()
+    )]);
+    t!(v, "mulhwu", ALU, |g| vec![x_form(
+        31,
+        g.dst(),
+        g.src(),
+        g.src(),
+        11,
+        g.bit()
+    )]);
+    t!(v, "cmp", ALU, |g| vec![x_form(
+        31,
+        g.crf() << 2,
+        g.src(),
+        g.src(),
+        0,
+        0
+    )]);
+    t!(v, "cmpl", ALU, |g| vec![x_form(
+        31,
+        g.crf() << 2,
+        g.src(),
+        g.src(),
+        32,
+        0
+    )]);
+    for (name, xo) in [
+        ("and", 28),
+        ("andc", 60),
+        ("or", 444),
+        ("orc", 412),
+        ("xor", 316),
+        ("nand", 476),
+        ("nor", 124),
+        ("eqv", 284),
+        ("slw", 24),
+        ("srw", 536),
+        ("sraw", 792),
+    ] {
+        let build: Build = match xo {
+            28 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 28, g.bit())],
+            60 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 60, g.bit())],
+            444 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 444, g.bit())],
+            412 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 412, g.bit())],
+            316 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 316, g.bit())],
+            476 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 476, g.bit())],
+            124 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 124, g.bit())],
+            284 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 284, g.bit())],
+            24 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 24, g.bit())],
+            536 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 536, g.bit())],
+            _ => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 792, g.bit())],
+        };
+        v.push(Template {
+            name,
+            families: ALU,
+            build,
+        });
+    }
+    t!(v, "srawi", ALU, |g| vec![x_form(
+        31,
+        g.src(),
+        g.dst(),
+        g.f(),
+        824,
+        g.bit()
+    )]);
+    t!(v, "cntlzw", ALU, |g| vec![x_form(31, g.src(), g.dst(), 0, 26, g.bit())]);
+    t!(v, "extsb", ALU, |g| vec![x_form(31, g.src(), g.dst(), 0, 954, g.bit())]);
+    t!(v, "extsh", ALU, |g| vec![x_form(31, g.src(), g.dst(), 0, 922, g.bit())]);
+    // CR and SPR moves.
+    t!(v, "mcrf", &[I, B], |g| vec![
+        (19 << 26) | (g.crf() << 23) | (g.crf() << 18)
+    ]);
+    for (name, xo) in [
+        ("crand", 257),
+        ("cror", 449),
+        ("crxor", 193),
+        ("crnand", 225),
+        ("crnor", 33),
+        ("creqv", 289),
+        ("crandc", 129),
+        ("crorc", 417),
+    ] {
+        let build: Build = match xo {
+            257 => |g| vec![x_form(19, g.f(), g.f(), g.f(), 257, 0)],
+            449 => |g| vec![x_form(19, g.f(), g.f(), g.f(), 449, 0)],
+            193 => |g| vec![x_form(19, g.f(), g.f(), g.f(), 193, 0)],
+            225 => |g| vec![x_form(19, g.f(), g.f(), g.f(), 225, 0)],
+            33 => |g| vec![x_form(19, g.f(), g.f(), g.f(), 33, 0)],
+            289 => |g| vec![x_form(19, g.f(), g.f(), g.f(), 289, 0)],
+            129 => |g| vec![x_form(19, g.f(), g.f(), g.f(), 129, 0)],
+            _ => |g| vec![x_form(19, g.f(), g.f(), g.f(), 417, 0)],
+        };
+        v.push(Template {
+            name,
+            families: &[I, B],
+            build,
+        });
+    }
+    t!(v, "mfcr", &[I, B], |g| vec![x_form(31, g.dst(), 0, 0, 19, 0)]);
+    t!(v, "mtcrf", &[I], |g| vec![
+        (31 << 26) | (g.src() << 21) | ((g.rng.u32() & 0xff) << 12) | (144 << 1)
+    ]);
+    t!(v, "mcrxr", &[I], |g| vec![(31 << 26) | (g.crf() << 23) | (512 << 1)]);
+    t!(v, "mfspr", &[I], |g| {
+        let spr = g.rng.pick(&[1, 8, 9]);
+        vec![(31 << 26) | (g.dst() << 21) | (spr_field(spr) << 11) | (339 << 1)]
+    });
+    t!(v, "mtspr", &[I], |g| {
+        let spr = g.rng.pick(&[1, 8, 9]);
+        vec![(31 << 26) | (g.src() << 21) | (spr_field(spr) << 11) | (467 << 1)]
+    });
+    t!(v, "sync", &[I, M], |_g| vec![x_form(31, 0, 0, 0, 598, 0)]);
+    t!(v, "isync", &[I, M], |_g| vec![x_form(19, 0, 0, 0, 150, 0)]);
+    t!(v, "eieio", &[I, M], |_g| vec![x_form(31, 0, 0, 0, 854, 0)]);
+    // Integer loads and stores.
+    for (name, op) in [
+        ("lwz", 32),
+        ("lwzu", 33),
+        ("lbz", 34),
+        ("lbzu", 35),
+        ("lhz", 40),
+        ("lhzu", 41),
+        ("lha", 42),
+        ("lhau", 43),
+        ("stw", 36),
+        ("stwu", 37),
+        ("stb", 38),
+        ("stbu", 39),
+        ("sth", 44),
+        ("sthu", 45),
+    ] {
+        let build: Build = match op {
+            32 => |g| vec![d_form(32, g.dst(), g.base(), g.disp(1))],
+            33 => |g| vec![d_form(33, g.dst(), g.base(), g.disp(8))],
+            34 => |g| vec![d_form(34, g.dst(), g.base(), g.disp(1))],
+            35 => |g| vec![d_form(35, g.dst(), g.base(), g.disp(8))],
+            40 => |g| vec![d_form(40, g.dst(), g.base(), g.disp(1))],
+            41 => |g| vec![d_form(41, g.dst(), g.base(), g.disp(8))],
+            42 => |g| vec![d_form(42, g.dst(), g.base(), g.disp(1))],
+            43 => |g| vec![d_form(43, g.dst(), g.base(), g.disp(8))],
+            36 => |g| vec![d_form(36, g.src(), g.base(), g.disp(1))],
+            37 => |g| vec![d_form(37, g.src(), g.base(), g.disp(8))],
+            38 => |g| vec![d_form(38, g.src(), g.base(), g.disp(1))],
+            39 => |g| vec![d_form(39, g.src(), g.base(), g.disp(8))],
+            44 => |g| vec![d_form(44, g.src(), g.base(), g.disp(1))],
+            _ => |g| vec![d_form(45, g.src(), g.base(), g.disp(8))],
+        };
+        v.push(Template {
+            name,
+            families: &[M],
+            build,
+        });
+    }
+    for (name, xo, load) in [
+        ("lwzx", 23, true),
+        ("lwzux", 55, true),
+        ("lbzx", 87, true),
+        ("lbzux", 119, true),
+        ("lhzx", 279, true),
+        ("lhzux", 311, true),
+        ("lhax", 343, true),
+        ("lhaux", 375, true),
+        ("lhbrx", 790, true),
+        ("lwbrx", 534, true),
+        ("stwx", 151, false),
+        ("stwux", 183, false),
+        ("stbx", 215, false),
+        ("stbux", 247, false),
+        ("sthx", 407, false),
+        ("sthux", 439, false),
+        ("sthbrx", 918, false),
+        ("stwbrx", 662, false),
+    ] {
+        let build: Build = match (xo, load) {
+            (23, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 23, 0)],
+            (55, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 55, 0)],
+            (87, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 87, 0)],
+            (119, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 119, 0)],
+            (279, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 279, 0)],
+            (311, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 311, 0)],
+            (343, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 343, 0)],
+            (375, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 375, 0)],
+            (790, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 790, 0)],
+            (534, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 534, 0)],
+            (151, _) => |g| vec![x_form(31, g.src(), g.base(), INDEX, 151, 0)],
+            (183, _) => |g| vec![x_form(31, g.src(), g.base(), INDEX, 183, 0)],
+            (215, _) => |g| vec![x_form(31, g.src(), g.base(), INDEX, 215, 0)],
+            (247, _) => |g| vec![x_form(31, g.src(), g.base(), INDEX, 247, 0)],
+            (407, _) => |g| vec![x_form(31, g.src(), g.base(), INDEX, 407, 0)],
+            (439, _) => |g| vec![x_form(31, g.src(), g.base(), INDEX, 439, 0)],
+            (918, _) => |g| vec![x_form(31, g.src(), g.base(), INDEX, 918, 0)],
+            _ => |g| vec![x_form(31, g.src(), g.base(), INDEX, 662, 0)],
+        };
+        v.push(Template {
+            name,
+            families: &[M],
+            build,
+        });
+    }
+    t!(v, "lmw", &[M], |g| {
+        let rd = g.rng.pick(&[29, 30, 31]);
+        vec![d_form(46, rd, g.base(), g.disp(4))]
+    });
+    t!(v, "stmw", &[M], |g| {
+        let rs = 20 + g.rng.below(12) as u32;
+        vec![d_form(47, rs, g.base(), g.disp(4))]
+    });
+    t!(v, "lswi", &[M], |g| {
+        let nb = g.rng.below(32) as u32;
+        vec![x_form(31, 8, g.base(), nb, 597, 0)]
+    });
+    t!(v, "stswi", &[M], |g| {
+        let rs = 8 + g.rng.below(13) as u32;
+        let nb = g.rng.below(32) as u32;
+        vec![x_form(31, rs, g.base(), nb, 725, 0)]
+    });
+    t!(v, "lswx", &[M], |g| {
+        let bc = g.rng.below(41) as u32;
+        g.init.xer = (g.init.xer & !0x7f) | bc;
+        vec![x_form(31, 8, g.base(), INDEX, 533, 0)]
+    });
+    t!(v, "stswx", &[M], |g| {
+        let bc = g.rng.below(41) as u32;
+        g.init.xer = (g.init.xer & !0x7f) | bc;
+        let rs = 8 + g.rng.below(13) as u32;
+        vec![x_form(31, rs, g.base(), INDEX, 661, 0)]
+    });
+    t!(v, "lwarx/stwcx.", &[M], |g| {
+        let base = g.base();
+        let mut out = vec![x_form(31, g.dst(), base, INDEX, 20, 0)];
+        if g.rng.chance(2) {
+            out.push(xo_form(g.dst(), g.src(), g.src(), 0, 266, 0));
+        }
+        // Sometimes the other base: a store to an address that is not reserved fails.
+        let store_base = if g.rng.chance(4) { g.base() } else { base };
+        out.push(x_form(31, g.src(), store_base, INDEX, 150, 1));
+        out
+    });
+    t!(v, "stwcx.", &[M], |g| vec![x_form(
+        31,
+        g.src(),
+        g.base(),
+        INDEX,
+        150,
+        1
+    )]);
+    t!(v, "dcbz", &[M], |g| vec![x_form(31, 0, g.base(), INDEX, 1014, 0)]);
+    for (name, xo) in [
+        ("dcbst", 54),
+        ("dcbf", 86),
+        ("dcbt", 278),
+        ("dcbtst", 246),
+        ("icbi", 982),
+    ] {
+        let build: Build = match xo {
+            54 => |g| vec![x_form(31, 0, g.base(), INDEX, 54, 0)],
+            86 => |g| vec![x_form(31, 0, g.base(), INDEX, 86, 0)],
+            278 => |g| vec![x_form(31, 0, g.base(), INDEX, 278, 0)],
+            246 => |g| vec![x_form(31, 0, g.base(), INDEX, 246, 0)],
+            _ => |g| vec![x_form(31, 0, g.base(), INDEX, 982, 0)],
+        };
+        v.push(Template {
+            name,
+            families: &[M],
+            build,
+        });
+    }
+    // Float loads and stores.
+    for (name, op) in [
+        ("lfs", 48),
+        ("lfsu", 49),
+        ("lfd", 50),
+        ("lfdu", 51),
+        ("stfs", 52),
+        ("stfsu", 53),
+        ("stfd", 54),
+        ("stfdu", 55),
+    ] {
+        let build: Build = match op {
+            48 => |g| vec![d_form(48, g.fr(), g.base(), g.disp(8))],
+            49 => |g| vec![d_form(49, g.fr(), g.base(), g.disp(8))],
+            50 => |g| vec![d_form(50, g.fr(), g.base(), g.disp(8))],
+            51 => |g| vec![d_form(51, g.fr(), g.base(), g.disp(8))],
+            52 => |g| vec![d_form(52, g.fr(), g.base(), g.disp(8))],
+            53 => |g| vec![d_form(53, g.fr(), g.base(), g.disp(8))],
+            54 => |g| vec![d_form(54, g.fr(), g.base(), g.disp(8))],
+            _ => |g| vec![d_form(55, g.fr(), g.base(), g.disp(8))],
+        };
+        v.push(Template {
+            name,
+            families: &[M, F],
+            build,
+        });
+    }
+    for (name, xo) in [
+        ("lfsx", 535),
+        ("lfsux", 567),
+        ("lfdx", 599),
+        ("lfdux", 631),
+        ("stfsx", 663),
+        ("stfsux", 695),
+        ("stfdx", 727),
+        ("stfdux", 759),
+        ("stfiwx", 983),
+    ] {
+        let build: Build = match xo {
+            535 => |g| vec![x_form(31, g.fr(), g.base(), INDEX, 535, 0)],
+            567 => |g| vec![x_form(31, g.fr(), g.base(), INDEX, 567, 0)],
+            599 => |g| vec![x_form(31, g.fr(), g.base(), INDEX, 599, 0)],
+            631 => |g| vec![x_form(31, g.fr(), g.base(), INDEX, 631, 0)],
+            663 => |g| vec![x_form(31, g.fr(), g.base(), INDEX, 663, 0)],
+            695 => |g| vec![x_form(31, g.fr(), g.base(), INDEX, 695, 0)],
+            727 => |g| vec![x_form(31, g.fr(), g.base(), INDEX, 727, 0)],
+            759 => |g| vec![x_form(31, g.fr(), g.base(), INDEX, 759, 0)],
+            _ => |g| vec![x_form(31, g.f(), g.base(), INDEX, 983, 0)],
+        };
+        v.push(Template {
+            name,
+            families: &[M, F],
+            build,
+        });
+    }
+    // Branches: forward over one ALU instruction, and to the case's end through LR or CTR.
+    t!(v, "b", &[B], |g| vec![0x4800_0008, filler(g)]);
+    t!(v, "bc", &[B], |g| {
+        let bo = bo_any(g);
+        if g.rng.chance(2) {
+            g.init.ctr = g.rng.below(3) as u32;
+        }
+        vec![(16 << 26) | (bo << 21) | (g.fr() << 16) | 8, filler(g)]
+    });
+    t!(v, "bclr", &[B], |g| {
+        g.lr_to_end = true;
+        let bo = bo_any(g);
+        vec![x_form(19, bo, g.fr(), 0, 16, 0)]
+    });
+    t!(v, "bcctr", &[B], |g| {
+        g.ctr_to_end = true;
+        let bo = g.rng.pick(&[4, 5, 6, 7, 12, 13, 14, 15, 20]);
+        vec![x_form(19, bo, g.fr(), 0, 528, 0)]
+    });
+    // Float arithmetic (the FPSCR's status bits are masked in these cases).
+    for (op, xo, name) in [
+        (63, 21, "fadd"),
+        (63, 20, "fsub"),
+        (63, 25, "fmul"),
+        (63, 18, "fdiv"),
+        (59, 21, "fadds"),
+        (59, 20, "fsubs"),
+        (59, 25, "fmuls"),
+        (59, 18, "fdivs"),
+        (63, 29, "fmadd"),
+        (63, 28, "fmsub"),
+        (63, 31, "fnmadd"),
+        (63, 30, "fnmsub"),
+        (59, 29, "fmadds"),
+        (59, 28, "fmsubs"),
+        (59, 31, "fnmadds"),
+        (59, 30, "fnmsubs"),
+        (63, 23, "fsel"),
+    ] {
+        let build: Build = match (op, xo) {
+            (63, 21) => |g| vec![a_form(63, g.fr(), g.fr(), g.fr(), 0, 21)],
+            (63, 20) => |g| vec![a_form(63, g.fr(), g.fr(), g.fr(), 0, 20)],
+            (63, 25) => |g| vec![a_form(63, g.fr(), g.fr(), 0, g.fr(), 25)],
+            (63, 18) => |g| vec![a_form(63, g.fr(), g.fr(), g.fr(), 0, 18)],
+            (59, 21) => |g| vec![a_form(59, g.fr(), g.fr(), g.fr(), 0, 21)],
+            (59, 20) => |g| vec![a_form(59, g.fr(), g.fr(), g.fr(), 0, 20)],
+            (59, 25) => |g| vec![a_form(59, g.fr(), g.fr(), 0, g.fr(), 25)],
+            (59, 18) => |g| vec![a_form(59, g.fr(), g.fr(), g.fr(), 0, 18)],
+            (63, 29) => |g| vec![a_form(63, g.fr(), g.fr(), g.fr(), g.fr(), 29)],
+            (63, 28) => |g| vec![a_form(63, g.fr(), g.fr(), g.fr(), g.fr(), 28)],
+            (63, 31) => |g| vec![a_form(63, g.fr(), g.fr(), g.fr(), g.fr(), 31)],
+            (63, 30) => |g| vec![a_form(63, g.fr(), g.fr(), g.fr(), g.fr(), 30)],
+            (59, 29) => |g| vec![a_form(59, g.fr(), g.fr(), g.fr(), g.fr(), 29)],
+            (59, 28) => |g| vec![a_form(59, g.fr(), g.fr(), g.fr(), g.fr(), 28)],
+            (59, 31) => |g| vec![a_form(59, g.fr(), g.fr(), g.fr(), g.fr(), 31)],
+            (59, 30) => |g| vec![a_form(59, g.fr(), g.fr(), g.fr(), g.fr(), 30)],
+            _ => |g| vec![a_form(63, g.fr(), g.fr(), g.fr(), g.fr(), 23)],
+        };
+        v.push(Template {
+            name,
+            families: &[F],
+            build,
+        });
+    }
+    t!(v, "frsp", &[F], |g| vec![x_form(63, g.fr(), 0, g.fr(), 12, 0)]);
+    t!(v, "fctiw", &[F], |g| vec![x_form(63, 31, 0, g.fr(), 14, 0)]);
+    t!(v, "fctiwz", &[F], |g| vec![x_form(63, 31, 0, g.fr(), 15, 0)]);
+    t!(v, "fcmpu", &[F], |g| vec![x_form(
+        63,
+        g.crf() << 2,
+        g.fr(),
+        g.fr(),
+        0,
+        0
+    )]);
+    t!(v, "fcmpo", &[F], |g| vec![x_form(
+        63,
+        g.crf() << 2,
+        g.fr(),
+        g.fr(),
+        32,
+        0
+    )]);
+    // Moves: in float cases without Rc; in FPSCR cases with it (CR1 is then exact).
+    for (name, xo) in [("fmr", 72), ("fneg", 40), ("fabs", 264), ("fnabs", 136)] {
+        let build: Build = match xo {
+            72 => |g| vec![x_form(63, g.fr(), 0, g.fr(), 72, 0)],
+            40 => |g| vec![x_form(63, g.fr(), 0, g.fr(), 40, 0)],
+            264 => |g| vec![x_form(63, g.fr(), 0, g.fr(), 264, 0)],
+            _ => |g| vec![x_form(63, g.fr(), 0, g.fr(), 136, 0)],
+        };
+        v.push(Template {
+            name,
+            families: &[F],
+            build,
+        });
+    }
+    t!(v, "fmr.", &[S], |g| vec![x_form(63, g.f(), 0, g.f(), 72, 1)]);
+    t!(v, "fneg.", &[S], |g| vec![x_form(63, g.f(), 0, g.f(), 40, 1)]);
+    t!(v, "fabs.", &[S], |g| vec![x_form(63, g.f(), 0, g.f(), 264, 1)]);
+    t!(v, "fnabs.", &[S], |g| vec![x_form(63, g.f(), 0, g.f(), 136, 1)]);
+    t!(v, "mffs", &[S], |g| vec![x_form(63, g.f(), 0, 0, 583, g.bit())]);
+    t!(v, "mtfsf", &[S], |g| {
+        let fm = g.rng.u32() & 0xff;
+        vec![(63 << 26) | (fm << 17) | (g.f() << 11) | (711 << 1) | g.bit()]
+    });
+    // No exception is ever enabled: qemu-user would deliver SIGFPE for an enabled one that is set.
+    t!(v, "mtfsfi", &[S], |g| {
+        let field = g.crf();
+        let imm = match field {
+            6 => 0,
+            7 => g.rng.below(8) as u32,
+            _ => g.rng.below(16) as u32,
+        };
+        vec![(63 << 26) | (field << 23) | (imm << 12) | (134 << 1) | g.bit()]
+    });
+    t!(v, "mtfsb0", &[S], |g| vec![x_form(63, g.f(), 0, 0, 70, g.bit())]);
+    t!(v, "mtfsb1", &[S], |g| {
+        // Not 29 (NI): qemu's mtfsb1 ignores it, the 750 sets it (mtfsf and mtfsfi set it in both).
+        let bit = g.rng.pick(&[
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 30, 31,
+        ]);
+        vec![x_form(63, bit, 0, 0, 38, g.bit())]
+    });
+    t!(v, "mcrfs", &[S], |g| vec![
+        (63 << 26) | (g.crf() << 23) | (g.crf() << 18) | (64 << 1)
+    ]);
+    v
+}
+
+/// A BO with every meaning (CR test true/false/none, CTR decrement with zero/nonzero test),
+/// with or without the prediction bit.
+fn bo_any(g: &mut Gen<'_>) -> u32 {
+    g.rng.pick(&[
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 24, 25, 26,
+    ])
+}
+
+/// One ALU instruction, for branches to skip.
+fn filler(g: &mut Gen<'_>) -> u32 {
+    xo_form(g.dst(), g.src(), g.src(), 0, 266, g.bit())
+}
+
+/// `divw`/`divwu` with known operands; the undefined cases write the sink, unrecorded.
+fn divide(g: &mut Gen<'_>, xo: u32, signed: bool) -> Vec<u32> {
+    let (a, b) = (g.rng.pick(&FIXED), g.rng.pick(&FIXED));
+    match g.rng.below(4) {
+        0 => g.init.gpr[b as usize] = 0,
+        1 if signed && a != b => {
+            g.init.gpr[a as usize] = 0x8000_0000;
+            g.init.gpr[b as usize] = 0xffff_ffff;
+        }
+        _ => {}
+    }
+    let (va, vb) = (g.init.gpr[a as usize], g.init.gpr[b as usize]);
+    let undefined = vb == 0 || (signed && va == 0x8000_0000 && vb == 0xffff_ffff);
+    if undefined {
+        g.masks.gprs |= 1 << SINK;
+        vec![xo_form(SINK, a, b, g.bit(), xo, 0)]
+    } else {
+        vec![xo_form(g.dst(), a, b, g.bit(), xo, g.bit())]
+    }
+}
+
+fn random_state(rng: &mut Rng) -> State {
+    let mut gpr: [u32; 32] = std::array::from_fn(|_| rng.value());
+    gpr[1] = STATE_BASE;
+    for b in BASES {
+        gpr[b as usize] = WINDOW_BASE + (WINDOW_SIZE as u32) / 2 + (rng.below(17) as u32) * 8 - 64;
+    }
+    gpr[INDEX as usize] = rng.below(9) as u32 * 8;
+    let fpr: [u64; 32] = std::array::from_fn(|_| rng.double());
+    let mut window: Vec<u8> = (0..WINDOW_SIZE).map(|_| rng.next() as u8).collect();
+    // Some doubles and singles worth loading.
+    for k in 0..WINDOW_SIZE / 8 {
+        if rng.chance(2) {
+            let d = rng.double();
+            window[8 * k..8 * k + 8].copy_from_slice(&d.to_be_bytes());
+        }
+    }
+    let xer = (rng.u32() & 0xe000_0000) | rng.below(41) as u32;
+    let ctr = if rng.chance(3) {
+        rng.below(3) as u32
+    } else {
+        rng.value()
+    };
+    State {
+        gpr,
+        fpr,
+        cr: rng.u32(),
+        xer,
+        lr: rng.value(),
+        ctr,
+        fpscr: rng.below(4) as u32,
+        window,
+    }
+}
+
+fn generate(count: usize, seed: u64) -> Vec<Case> {
+    let all = templates();
+    let mut rng = Rng(seed);
+    let families = [I, M, B, F, S];
+    let mut cases = Vec::with_capacity(count);
+    for i in 0..count {
+        let family = families[i % families.len()];
+        let pool: Vec<&Template> = all.iter().filter(|t| t.families.contains(&family)).collect();
+        let mut init = random_state(&mut rng);
+        if family == S {
+            // `mtfsf` takes FPSCR bits from FPR low words: keep the enables (0xf8) out of them.
+            for f in &mut init.fpr {
+                *f &= !0xf8;
+            }
+        }
+        let mut masks = Masks {
+            gprs: 0,
+            fpscr: if family == F { FPSCR_CONTROL } else { u32::MAX },
+        };
+        let mut words = Vec::new();
+        let mut names = Vec::new();
+        let (mut lr_to_end, mut ctr_to_end) = (false, false);
+        let n = 1 + rng.below(6);
+        for _ in 0..n {
+            let t = pool[rng.below(pool.len() as u64) as usize];
+            let mut g = Gen {
+                rng: &mut rng,
+                init: &mut init,
+                masks: &mut masks,
+                lr_to_end: false,
+                ctr_to_end: false,
+            };
+            words.extend((t.build)(&mut g));
+            lr_to_end |= g.lr_to_end;
+            ctr_to_end |= g.ctr_to_end;
+            names.push(t.name);
+        }
+        if ctr_to_end {
+            // A CTR decrement before `bcctr` would send it into the case (or onto itself).
+            for w in &mut words {
+                let op = *w >> 26;
+                if op == 16 || (op == 19 && (*w >> 1) & 0x3ff == 16) {
+                    *w |= 4 << 21;
+                }
+            }
+        }
+        if names.iter().any(|n| n.starts_with("fnm")) {
+            // qemu negates fnmadd/fnmsub before rounding: keep to the modes where that agrees.
+            init.fpscr &= 1;
+        }
+        let addr = CODE_BASE + i as u32 * CASE_STRIDE;
+        let end = addr + 4 * words.len() as u32;
+        if lr_to_end {
+            init.lr = end;
+        }
+        if ctr_to_end {
+            init.ctr = end;
+        }
+        cases.push(Case {
+            addr,
+            words,
+            init,
+            masks,
+            templates: names,
+        });
+    }
+    cases
+}
+
+/// Every mnemonic the generator can produce, for the coverage check.
+fn all_template_names() -> BTreeSet<&'static str> {
+    templates().iter().map(|t| t.name).collect()
+}
+
+// ---------------------------------------------------------------- the three runs
+
+/// The input the harness (and the C driver) read: count, then per case its words and state.
+fn input_stream(cases: &[Case]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&(cases.len() as u32).to_be_bytes());
+    for c in cases {
+        out.extend_from_slice(&(c.words.len() as u32).to_be_bytes());
+        for w in &c.words {
+            out.extend_from_slice(&w.to_be_bytes());
+        }
+        out.extend_from_slice(&c.init.to_bytes());
+    }
+    out
+}
+
+/// Runs a command with `input` on its standard input; fails if it exits badly or runs longer
+/// than `limit` (a case that loops would otherwise hang the test).
+fn run_with_input(cmd: &mut Command, input: &[u8], what: &str) -> Vec<u8> {
+    let limit = std::time::Duration::from_secs(300);
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {what}: {e}"));
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let mut stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stdout, &mut out);
+        out
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} ran longer than {limit:?}: a case loops");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let _ = writer.join();
+    let out = reader.join().expect("reader");
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut err);
+    }
+    assert!(status.success(), "{what} failed ({status}): {err}");
+    out
+}
+
+fn parse_states(bytes: &[u8], count: usize, what: &str) -> Vec<State> {
+    assert_eq!(bytes.len(), count * STATE_SIZE, "{what} wrote {} bytes", bytes.len());
+    bytes.chunks_exact(STATE_SIZE).map(State::from_bytes).collect()
+}
+
+const PPC_FLAGS: &[&str] = &[
+    "-mcpu=750",
+    "-O2",
+    "-mhard-float",
+    "-ffreestanding",
+    "-fno-builtin",
+    "-nostdlib",
+    "-fno-pie",
+    "-no-pie",
+    "-static",
+    "-fno-pic",
+    "-mno-sdata",
+    "-fno-asynchronous-unwind-tables",
+    "-fno-tree-loop-distribute-patterns",
+    "-Wl,--build-id=none",
+    "-Wl,--no-warn-rwx-segments",
+];
+
+fn qemu_run(cases: &[Case], input: &[u8]) -> Vec<State> {
+    let dir = scratch();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle");
+    let elf = dir.join("harness.elf");
+    run_tool(
+        Command::new("powerpc-linux-gnu-gcc")
+            .args(PPC_FLAGS)
+            .arg("-T")
+            .arg(src.join("harness.ld"))
+            .arg(src.join("harness.c"))
+            .arg(src.join("harness.S"))
+            .arg("-o")
+            .arg(&elf),
+        "the PowerPC oracle needs gcc-powerpc-linux-gnu (scripts/install-deps.sh)",
+    );
+    let out = run_with_input(
+        Command::new("qemu-ppc").args(["-cpu", "750cl"]).arg(&elf),
+        input,
+        "qemu-ppc (install qemu-user)",
+    );
+    parse_states(&out, cases.len(), "the qemu harness")
+}
+
+fn case_image(case: &Case) -> GuestImage {
+    let mut bytes = Vec::new();
+    for w in case.words.iter().chain([&BLR]) {
+        bytes.extend_from_slice(&w.to_be_bytes());
+    }
+    GuestImage {
+        segments: vec![Segment {
+            name: "case".to_string(),
+            addr: GuestAddr(u64::from(case.addr)),
+            mem_size: bytes.len() as u64,
+            bytes,
+            flags: SegmentFlags {
+                read: true,
+                write: false,
+                execute: true,
+            },
+        }],
+        entry: GuestAddr(u64::from(case.addr)),
+        exports: BTreeMap::new(),
+        imports: Vec::new(),
+    }
+}
+
+/// Discovers and lifts one case (its entry and the `blr` at its end), verifying every function.
+fn lift_case(case: &Case) -> Program {
+    let plugin = PpcDol;
+    let image = case_image(case);
+    let end = GuestAddr(u64::from(case.addr) + 4 * case.words.len() as u64);
+    let seeds = Seeds {
+        entry_points: BTreeSet::from([image.entry]),
+        function_hints: BTreeSet::from([end]),
+    };
+    let discovery = plugin.discover(&image, &seeds);
+    let errors: Vec<_> = discovery
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{}: {errors:?}", describe(case));
+    let state = plugin.state(&Default::default());
+    let helpers: BTreeMap<String, rpt_ir::HelperDecl> = rpt_guest_ppc_dol::helpers()
+        .into_iter()
+        .map(|h| (h.name.clone(), h))
+        .collect();
+    let mut program = Program::new(state.clone());
+    program.helpers = helpers.clone();
+    for &f in &discovery.functions {
+        let lifted = plugin.lift(&image, f, &discovery.functions, &Default::default());
+        let ctx = VerifyContext {
+            state: &state,
+            helpers: Some(&helpers),
+            callees: Some(&discovery.functions),
+        };
+        if let Err(e) = verify_function(&lifted.function, ctx) {
+            panic!(
+                "{}: {} does not verify: {e}\n{}",
+                describe(case),
+                f.function_name(),
+                rpt_ir::print::function_to_string(&lifted.function, &state)
+            );
+        }
+        program.functions.insert(f, lifted.function);
+    }
+    program
+}
+
+/// The interpreter's view of the platform: the estimate helpers and the FPSCR rounding mode.
+struct FuzzEnv;
+
+impl Environment for FuzzEnv {
+    fn call_extern(&mut self, _: GuestAddr, _: &mut MachineState) -> Result<Option<Outcome>, InterpError> {
+        Ok(None)
+    }
+
+    fn call_helper(
+        &mut self,
+        name: &str,
+        args: &[Val],
+        _: &mut MachineState,
+    ) -> Result<Option<Option<Val>>, InterpError> {
+        let arg = args.first().map_or(0, |v| v.int());
+        Ok(match name {
+            estimate::FRES_HELPER => Some(Some(Val::Int(estimate::fres(arg)))),
+            estimate::FRSQRTE_HELPER => Some(Some(Val::Int(estimate::frsqrte(arg)))),
+            _ => None,
+        })
+    }
+
+    fn dynamic_rounding(&mut self, machine: &MachineState) -> Result<Rounding, InterpError> {
+        let desc = rpt_guest_ppc_dol::state::state_desc();
+        Ok(match machine.state.get(&desc, FPSCR).int() & 3 {
+            0 => Rounding::Nearest,
+            1 => Rounding::Zero,
+            2 => Rounding::Up,
+            _ => Rounding::Down,
+        })
+    }
+}
+
+fn interpret(case: &Case, program: &Program) -> Result<State, String> {
+    let desc = &program.state;
+    let mut interp = Interpreter::new(program);
+    interp.steps_left = 1_000_000;
+    let s = &case.init;
+    for n in 0..32 {
+        interp
+            .machine
+            .state
+            .set(desc, gpr(n), Val::Int(u64::from(s.gpr[n as usize])));
+        interp.machine.state.set(desc, fpr(n), Val::F64(s.fpr[n as usize]));
+    }
+    for (slot, v) in [(CR, s.cr), (XER, s.xer), (LR, s.lr), (CTR, s.ctr), (FPSCR, s.fpscr)] {
+        interp.machine.state.set(desc, slot, Val::Int(u64::from(v)));
+    }
+    interp
+        .machine
+        .memory
+        .write_bytes(AddrSpace::RAM, u64::from(WINDOW_BASE), &s.window);
+    match interp.run(GuestAddr(u64::from(case.addr)), &mut FuzzEnv) {
+        Ok(Outcome::Returned) => {}
+        other => return Err(format!("the interpreter ended with {other:?}")),
+    }
+    let m = &interp.machine;
+    let word = |slot| m.state.get(desc, slot).int() as u32;
+    Ok(State {
+        gpr: std::array::from_fn(|n| word(gpr(n as u32))),
+        fpr: std::array::from_fn(|n| match m.state.get(desc, fpr(n as u32)) {
+            Val::F64(b) => b,
+            other => other.int(),
+        }),
+        cr: word(CR),
+        xer: word(XER),
+        lr: word(LR),
+        ctr: word(CTR),
+        fpscr: word(FPSCR),
+        window: (0..WINDOW_SIZE as u64)
+            .map(|k| m.memory.read_u8(AddrSpace::RAM, u64::from(WINDOW_BASE) + k))
+            .collect(),
+    })
+}
+
+/// The C driver: reads the harness's input, runs each case's compiled function, writes states.
+fn driver_source() -> String {
+    let mut load = String::new();
+    let mut store = String::new();
+    for n in 0..32 {
+        let _ = writeln!(load, "\tc->r{n} = be32(s + {});", 4 * n);
+        let _ = writeln!(load, "\tc->f{n} = rpt_f64_from_bits(be64(s + {}));", OFF_FPR + 8 * n);
+        let _ = writeln!(store, "\tput32(s + {}, c->r{n});", 4 * n);
+        let _ = writeln!(store, "\tput64(s + {}, rpt_f64_bits(c->f{n}));", OFF_FPR + 8 * n);
+    }
+    for (field, off) in [
+        ("cr", OFF_CR),
+        ("xer", OFF_XER),
+        ("lr", OFF_LR),
+        ("ctr", OFF_CTR),
+        ("fpscr", OFF_FPSCR),
+    ] {
+        let _ = writeln!(load, "\tc->{field} = be32(s + {off});");
+        let _ = writeln!(store, "\tput32(s + {off}, c->{field});");
+    }
+    format!(
+        r#"/* The fuzzer's driver for compiled cases (generated by tests/oracle.rs). */
+#define _DEFAULT_SOURCE 1
+#include "cpu.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+void rpt_ppc_platform_init(struct cpu *c, int argc, char **argv) {{ (void)c; (void)argc; (void)argv; }}
+void rpt_helper_sc(struct cpu *restrict c) {{ (void)c; abort(); }}
+uint64_t rpt_helper_timebase(struct cpu *restrict c) {{ (void)c; return 0; }}
+
+static uint32_t be32(const uint8_t *p) {{ return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3]; }}
+static uint64_t be64(const uint8_t *p) {{ return ((uint64_t)be32(p) << 32) | be32(p + 4); }}
+static void put32(uint8_t *p, uint32_t v) {{ p[0] = v >> 24; p[1] = v >> 16; p[2] = v >> 8; p[3] = v; }}
+static void put64(uint8_t *p, uint64_t v) {{ put32(p, (uint32_t)(v >> 32)); put32(p + 4, (uint32_t)v); }}
+
+static void load(struct cpu *c, const uint8_t *s)
+{{
+{load}}}
+
+static void store(const struct cpu *c, uint8_t *s)
+{{
+{store}}}
+
+static uint32_t read_u32(void)
+{{
+	uint8_t b[4];
+	if (fread(b, 1, 4, stdin) != 4) exit(3);
+	return be32(b);
+}}
+
+int main(void)
+{{
+	rpt_mem = mmap(NULL, ((uint64_t)1 << 32) + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (rpt_mem == MAP_FAILED) return 4;
+	uint32_t count = read_u32();
+	static uint8_t s[{STATE_SIZE}];
+	for (uint32_t i = 0; i < count; i++) {{
+		uint32_t n = read_u32();
+		for (uint32_t k = 0; k < n; k++) read_u32();
+		if (fread(s, 1, sizeof s, stdin) != sizeof s) return 3;
+		static struct cpu cpu;
+		memset(&cpu, 0, sizeof cpu);
+		load(&cpu, s);
+		memcpy(rpt_mem + {WINDOW_BASE}u, s + {OFF_WINDOW}, {WINDOW_SIZE});
+		rpt_fn f = rpt_lookup({CODE_BASE}u + i * {CASE_STRIDE}u);
+		if (!f) return 5;
+		f(&cpu);
+		store(&cpu, s);
+		memcpy(s + {OFF_WINDOW}, rpt_mem + {WINDOW_BASE}u, {WINDOW_SIZE});
+		fwrite(s, 1, sizeof s, stdout);
+	}}
+	return 0;
+}}
+"#
+    )
+}
+
+/// Emits every case's functions as C, compiles them with the runtime and the driver, and runs it.
+fn compiled_run(cases: &[Case], programs: &[Program], input: &[u8]) -> Vec<State> {
+    let dir = scratch().join("c");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("runtime")).expect("mkdir");
+    std::fs::create_dir_all(dir.join("guest")).expect("mkdir");
+    let plugin = PpcDol;
+    let state = plugin.state(&Default::default());
+    let helpers: BTreeMap<String, rpt_ir::HelperDecl> = rpt_guest_ppc_dol::helpers()
+        .into_iter()
+        .map(|h| (h.name.clone(), h))
+        .collect();
+    let externs = BTreeMap::new();
+    let memory: MemoryModel = plugin.memory_model();
+    let ctx = rpt_emit_c::EmitContext {
+        state: &state,
+        helpers: &helpers,
+        externs: &externs,
+        memory,
+        listing_name: "fuzz.lst",
+    };
+    let mut emitted = Vec::new();
+    let mut all = BTreeSet::new();
+    for (case, program) in cases.iter().zip(programs) {
+        for (addr, f) in &program.functions {
+            let e = rpt_emit_c::emit_function(f, &ctx).unwrap_or_else(|e| panic!("{}: {e}", describe(case)));
+            all.insert(*addr);
+            emitted.push(e);
+        }
+    }
+    // Two files, so the two cores compile in parallel.
+    let half = emitted.len() / 2;
+    let parts = [&emitted[..half], &emitted[half..]];
+    let mut sources = vec![
+        ("cpu.h".to_string(), rpt_emit_c::cpu_header(&state, memory, &helpers)),
+        (
+            "functab.c".to_string(),
+            rpt_emit_c::function_table(&all, &externs, GuestAddr(u64::from(CODE_BASE))),
+        ),
+        (
+            "image.c".to_string(),
+            rpt_emit_c::image_source(&GuestImage {
+                segments: Vec::new(),
+                entry: GuestAddr(u64::from(CODE_BASE)),
+                exports: BTreeMap::new(),
+                imports: Vec::new(),
+            }),
+        ),
+        ("driver.c".to_string(), driver_source()),
+    ];
+    for (i, part) in parts.iter().enumerate() {
+        let refs: Vec<&rpt_emit_c::EmittedFunction> = part.iter().collect();
+        sources.push((format!("cases{i}.c"), rpt_emit_c::shard_source(&refs, &externs)));
+    }
+    for f in rpt_runtime::sources() {
+        sources.push((f.path, f.contents));
+    }
+    for f in plugin
+        .runtime_sources("linux-syscalls", &Default::default())
+        .expect("platform")
+    {
+        if f.path.ends_with("ppc_runtime.c") {
+            sources.push((f.path, f.contents));
+        }
+    }
+    for (path, text) in &sources {
+        std::fs::write(dir.join(path), text).expect("write C source");
+    }
+    let c_files: Vec<&String> = sources.iter().map(|(p, _)| p).filter(|p| p.ends_with(".c")).collect();
+    // Compile in parallel, one clang per file.
+    let children: Vec<_> = c_files
+        .iter()
+        .map(|f| {
+            let obj = dir.join(format!("{}.o", f.replace('/', "_")));
+            let mut cmd = Command::new("clang-19");
+            cmd.current_dir(&dir)
+                .args([
+                    "-O1",
+                    "-fno-strict-aliasing",
+                    "-w",
+                    "-I",
+                    ".",
+                    "-Dmain=rpt_runtime_main",
+                ])
+                .arg("-c")
+                .arg(f.as_str())
+                .arg("-o")
+                .arg(&obj);
+            if f.as_str() == "driver.c" {
+                cmd.arg("-Umain");
+            }
+            (
+                f.to_string(),
+                obj,
+                cmd.spawn().expect("clang-19 runs (install clang-19)"),
+            )
+        })
+        .collect();
+    let mut objects = Vec::new();
+    for (f, obj, mut child) in children {
+        let status = child.wait().expect("clang");
+        assert!(status.success(), "compiling {f} failed");
+        objects.push(obj);
+    }
+    let exe = dir.join("fuzz-driver");
+    run_tool(
+        Command::new("clang-19").args(&objects).args(["-lm", "-o"]).arg(&exe),
+        "linking the fuzz driver",
+    );
+    let out = run_with_input(&mut Command::new(&exe), input, "the compiled fuzz driver");
+    parse_states(&out, cases.len(), "the compiled driver")
+}
+
+// ---------------------------------------------------------------- comparison
+
+fn describe(case: &Case) -> String {
+    let mut s = format!("case at {:#010x} ({}):", case.addr, case.templates.join(", "));
+    for (k, w) in case.words.iter().enumerate() {
+        let addr = GuestAddr(u64::from(case.addr) + 4 * k as u64);
+        let text = decode::decode(addr, *w).map_or_else(|| "?".to_string(), |i| i.text());
+        let _ = write!(s, "\n    {w:08x}  {text}");
+    }
+    s
+}
+
+/// The differences between two final states under a case's masks, as text.
+fn differences(case: &Case, want: &State, got: &State) -> Vec<String> {
+    let mut out = Vec::new();
+    for n in 0..32 {
+        if case.masks.gprs & (1 << n) == 0 && want.gpr[n] != got.gpr[n] {
+            out.push(format!("r{n}: want {:#010x} got {:#010x}", want.gpr[n], got.gpr[n]));
+        }
+    }
+    for n in 0..32 {
+        let mask = if n == FCTIW_SINK_HIGH_MASKED {
+            0xffff_ffff
+        } else {
+            u64::MAX
+        };
+        if want.fpr[n] & mask != got.fpr[n] & mask {
+            out.push(format!(
+                "f{n}: want {:#018x} ({}) got {:#018x} ({})",
+                want.fpr[n],
+                f64::from_bits(want.fpr[n]),
+                got.fpr[n],
+                f64::from_bits(got.fpr[n])
+            ));
+        }
+    }
+    for (name, a, b, mask) in [
+        ("cr", want.cr, got.cr, u32::MAX),
+        ("xer", want.xer, got.xer, u32::MAX),
+        ("lr", want.lr, got.lr, u32::MAX),
+        ("ctr", want.ctr, got.ctr, u32::MAX),
+        ("fpscr", want.fpscr, got.fpscr, case.masks.fpscr),
+    ] {
+        if a & mask != b & mask {
+            out.push(format!(
+                "{name}: want {a:#010x} got {b:#010x} (compared bits {mask:#010x})"
+            ));
+        }
+    }
+    if let Some(k) = (0..WINDOW_SIZE).find(|&k| want.window[k] != got.window[k]) {
+        out.push(format!(
+            "memory at {:#010x}: want {:02x?} got {:02x?}",
+            WINDOW_BASE as usize + k,
+            &want.window[k..(k + 8).min(WINDOW_SIZE)],
+            &got.window[k..(k + 8).min(WINDOW_SIZE)]
+        ));
+    }
+    out
+}
+
+#[test]
+fn lifted_instructions_match_qemu_750cl() {
+    let count: usize = std::env::var("RPT_PPC_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_CASES);
+    let seed: u64 = std::env::var("RPT_PPC_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_SEED);
+    let cases = generate(count, seed);
+    let input = input_stream(&cases);
+    let oracle = qemu_run(&cases, &input);
+    let programs: Vec<Program> = cases.iter().map(lift_case).collect();
+
+    let mut failures = Vec::new();
+    for ((case, program), want) in cases.iter().zip(&programs).zip(&oracle) {
+        match interpret(case, program) {
+            Ok(got) => {
+                let diffs = differences(case, want, &got);
+                if !diffs.is_empty() {
+                    failures.push(format!("interpreter: {}\n  {}", describe(case), diffs.join("\n  ")));
+                }
+            }
+            Err(e) => failures.push(format!("interpreter: {}\n  {e}", describe(case))),
+        }
+    }
+    let compiled = compiled_run(&cases, &programs, &input);
+    for ((case, want), got) in cases.iter().zip(&oracle).zip(&compiled) {
+        let diffs = differences(case, want, got);
+        if !diffs.is_empty() {
+            failures.push(format!("compiled C: {}\n  {}", describe(case), diffs.join("\n  ")));
+        }
+    }
+    // Every template must have been exercised.
+    if count >= DEFAULT_CASES {
+        let used: BTreeSet<&str> = cases.iter().flat_map(|c| c.templates.iter().copied()).collect();
+        let missing: Vec<_> = all_template_names().difference(&used).copied().collect();
+        assert!(missing.is_empty(), "templates never generated: {missing:?}");
+    }
+    let total = failures.len();
+    failures.truncate(12);
+    assert!(
+        total == 0,
+        "{total} of {} checks (cases x interpreter/compiled) differ from qemu-ppc -cpu 750cl; the first:\n\n{}",
+        2 * cases.len(),
+        failures.join("\n\n")
+    );
+}
