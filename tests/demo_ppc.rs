@@ -102,3 +102,8 @@ fn demo_recipe_matches_qemu_and_its_guest_is_reproducible() {
     );
     assert_same("demo-ppc", &oracle, &ours);
 }
+
+#[test]
+fn float_sample_matches_qemu() {
+    check_sample("float");
+}

@@ -18,7 +18,7 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 CC=${CC:-powerpc-linux-gnu-gcc}
-PROGRAMS="integer"
+PROGRAMS="integer float"
 FLAGS="-mcpu=750 -O2 -mhard-float -ffreestanding -fno-builtin -nostdlib -fno-pie -no-pie -static -fno-pic \
   -mno-sdata -fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns -Wall -Wextra \
   -Wl,--build-id=none -Wl,--no-warn-rwx-segments"
