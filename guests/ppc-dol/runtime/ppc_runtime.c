@@ -119,3 +119,103 @@ uint64_t rpt_helper_frsqrte_estimate(struct cpu *restrict c, uint64_t bits)
 	const int32_t *entry = rpt_ppc_frsqrte_table[i / 2048 + (odd ? 16 : 0)];
 	return (uint64_t)e | ((uint64_t)(entry[0] - entry[1] * (i % 2048)) << 26);
 }
+
+/* ---- psq_l / psq_st quantisation (guests/ppc-dol/src/quantize.rs has the same rules and says
+ * where they come from; the paired-single tests compare the two). */
+
+static uint32_t rpt_ppc_qsize(uint32_t type)
+{
+	switch (type & 7) {
+	case 4:
+	case 6:
+		return 1;
+	case 5:
+	case 7:
+		return 2;
+	default:
+		return 4;
+	}
+}
+
+/* The signed 6-bit scale at bit `lsb` of a GQR. */
+static int rpt_ppc_qscale(uint32_t gqr, unsigned lsb)
+{
+	int s = (int)((gqr >> lsb) & 63u);
+	return s >= 32 ? s - 64 : s;
+}
+
+/* 2^e as a float, for e in -32..32. */
+static float rpt_ppc_pow2(int e)
+{
+	return rpt_f32_from_bits((uint32_t)(127 + e) << 23);
+}
+
+static uint64_t rpt_ppc_single_to_double_bits(uint32_t w)
+{
+	float f = rpt_f32_from_bits(w);
+	if (f != f)
+		return ((uint64_t)(w & 0x80000000u) << 32) | UINT64_C(0x7ff0000000000000) | ((uint64_t)(w & 0x007fffffu) << 29);
+	return rpt_f64_bits((double)f);
+}
+
+uint64_t rpt_helper_psq_load(struct cpu *restrict c, uint32_t ea, uint32_t gqr, uint32_t slot)
+{
+	(void)c;
+	uint32_t type = (gqr >> 16) & 7u;
+	uint32_t addr = ea + slot * rpt_ppc_qsize(type);
+	float v;
+	switch (type) {
+	case 4:
+		v = (float)rpt_load_u8_be(addr);
+		break;
+	case 5:
+		v = (float)rpt_load_u16_be(addr);
+		break;
+	case 6:
+		v = (float)(int8_t)rpt_load_u8_be(addr);
+		break;
+	case 7:
+		v = (float)(int16_t)rpt_load_u16_be(addr);
+		break;
+	default:
+		return rpt_ppc_single_to_double_bits(rpt_load_u32_be(addr));
+	}
+	v = v * rpt_ppc_pow2(-rpt_ppc_qscale(gqr, 24));
+	return rpt_f64_bits((double)v);
+}
+
+void rpt_helper_psq_store(struct cpu *restrict c, uint32_t ea, uint32_t gqr, uint64_t bits, uint32_t slot)
+{
+	(void)c;
+	uint32_t type = gqr & 7u;
+	uint32_t size = rpt_ppc_qsize(type);
+	uint32_t addr = ea + slot * size;
+	float lo, hi;
+	switch (type) {
+	case 4: lo = 0.0f; hi = 255.0f; break;
+	case 5: lo = 0.0f; hi = 65535.0f; break;
+	case 6: lo = -128.0f; hi = 127.0f; break;
+	case 7: lo = -32768.0f; hi = 32767.0f; break;
+	default: {
+		/* stfs's bit move, with the single denormal range flushed to a signed zero. */
+		uint64_t exp = (bits >> 52) & 0x7ffu;
+		uint32_t w = exp > 896 ? (uint32_t)(((bits >> 62) << 30) | ((bits >> 29) & 0x3fffffffu)) : (uint32_t)((bits >> 63) << 31);
+		rpt_store_u32_be(addr, w);
+		return;
+	}
+	}
+	float f = (float)rpt_f64_from_bits(bits) * rpt_ppc_pow2(rpt_ppc_qscale(gqr, 8));
+	int32_t v;
+	if (f != f)
+		v = 0;
+	else if (f < lo)
+		v = (int32_t)lo;
+	else if (f > hi)
+		v = (int32_t)hi;
+	else
+		v = (int32_t)f;
+	if (size == 1)
+		rpt_store_u8_be(addr, (uint8_t)v);
+	else
+		rpt_store_u16_be(addr, (uint16_t)v);
+}

@@ -9,7 +9,8 @@
 //! Map: [`state`] (slots: GPRs, FPRs with paired-single halves, CR fields and XER bits packed),
 //! [`loader_dol`] (DOL → segments, with the GameCube address map checked), [`elf2dol`],
 //! [`decode`] (the row table: bit patterns, mnemonics, lift functions), `discover` (functions,
-//! jump tables), `lift/` (one file per instruction family), [`estimate`] (fres/frsqrte tables),
+//! jump tables), `lift/` (one file per instruction family; paired singles in `lift/ps.rs`),
+//! [`estimate`] (fres/frsqrte tables), [`quantize`] (psq_l/psq_st),
 //! [`platform`], and the C files in `runtime/` and `platform/`.
 
 #![deny(missing_docs)]
@@ -21,6 +22,7 @@ pub mod estimate;
 mod lift;
 pub mod loader_dol;
 pub mod platform;
+pub mod quantize;
 pub mod state;
 
 use std::borrow::Cow;
@@ -46,6 +48,7 @@ pub const NAME: &str = "ppc-dol";
 /// Every helper lifted code may call.
 pub fn helpers() -> Vec<HelperDecl> {
     let mut out = lift::system::helpers();
+    out.extend(lift::ps::helpers());
     for name in [estimate::FRES_HELPER, estimate::FRSQRTE_HELPER] {
         out.push(HelperDecl {
             name: name.to_string(),
