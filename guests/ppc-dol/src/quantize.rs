@@ -120,8 +120,14 @@ mod tests {
         assert_eq!(f64::from_bits(load(&read, 0x100, (1 << 24) | (6 << 16), 0)), -64.0);
         assert_eq!(f64::from_bits(load(&read, 0x100, (1 << 24) | (6 << 16), 1)), -0.5);
         // s16, scale -2 (62): 0x80ff * 4; second value 0x0102 * 4.
-        assert_eq!(f64::from_bits(load(&read, 0x100, (62 << 24) | (7 << 16), 0)), -32513.0 * 4.0);
-        assert_eq!(f64::from_bits(load(&read, 0x100, (62 << 24) | (7 << 16), 1)), 258.0 * 4.0);
+        assert_eq!(
+            f64::from_bits(load(&read, 0x100, (62 << 24) | (7 << 16), 0)),
+            -32513.0 * 4.0
+        );
+        assert_eq!(
+            f64::from_bits(load(&read, 0x100, (62 << 24) | (7 << 16), 1)),
+            258.0 * 4.0
+        );
     }
 
     #[test]

@@ -24,16 +24,44 @@ const X_MASK: u32 = 0xfc00_07fe;
 const X6_MASK: u32 = 0xfc00_007e;
 
 const fn a(name: &'static str, xo: u32, syntax: Syntax, lift: super::Handler) -> Row {
-    Row { name, mask: A_MASK, bits: (4 << 26) | (xo << 1), syntax, suffix: Suffix::Rc, flow: Flow::Plain(lift) }
+    Row {
+        name,
+        mask: A_MASK,
+        bits: (4 << 26) | (xo << 1),
+        syntax,
+        suffix: Suffix::Rc,
+        flow: Flow::Plain(lift),
+    }
 }
 const fn x(name: &'static str, xo: u32, syntax: Syntax, suffix: Suffix, lift: super::Handler) -> Row {
-    Row { name, mask: X_MASK, bits: (4 << 26) | (xo << 1), syntax, suffix, flow: Flow::Plain(lift) }
+    Row {
+        name,
+        mask: X_MASK,
+        bits: (4 << 26) | (xo << 1),
+        syntax,
+        suffix,
+        flow: Flow::Plain(lift),
+    }
 }
 const fn x6(name: &'static str, xo: u32, lift: super::Handler) -> Row {
-    Row { name, mask: X6_MASK, bits: (4 << 26) | (xo << 1), syntax: Syntax::PsqMemX, suffix: Suffix::None, flow: Flow::Plain(lift) }
+    Row {
+        name,
+        mask: X6_MASK,
+        bits: (4 << 26) | (xo << 1),
+        syntax: Syntax::PsqMemX,
+        suffix: Suffix::None,
+        flow: Flow::Plain(lift),
+    }
 }
 const fn d(name: &'static str, op: u32, lift: super::Handler) -> Row {
-    Row { name, mask: 0xfc00_0000, bits: op << 26, syntax: Syntax::PsqMem, suffix: Suffix::None, flow: Flow::Plain(lift) }
+    Row {
+        name,
+        mask: 0xfc00_0000,
+        bits: op << 26,
+        syntax: Syntax::PsqMem,
+        suffix: Suffix::None,
+        flow: Flow::Plain(lift),
+    }
 }
 
 use Syntax as S;
@@ -134,7 +162,11 @@ impl Lifter<'_> {
     /// One half of `a * c ± b` (fused, frC forced to 25 bits), rounded to single, optionally negated.
     fn ps_fma(&mut self, a: Value, c: Value, b: Value, subtract: bool, negate: bool) -> Value {
         let c_in = self.force_25bit(c);
-        let addend = if subtract { self.b.funary(FUnaryOp::Fneg, Rounding::Nearest, b) } else { b };
+        let addend = if subtract {
+            self.b.funary(FUnaryOp::Fneg, Rounding::Nearest, b)
+        } else {
+            b
+        };
         let r = self.b.fternary(FTernaryOp::Fma, Rounding::Dynamic, a, c_in, addend);
         let r = self.round_to_single(r);
         let r = self.fix_nan(r, &[a, b, c], true);
@@ -148,7 +180,11 @@ impl Lifter<'_> {
     }
 
     fn ps_arith(&mut self, insn: &Insn, op: FBinaryOp) {
-        let second = if op == FBinaryOp::Fmul { insn.rc_field() } else { insn.rb() };
+        let second = if op == FBinaryOp::Fmul {
+            insn.rc_field()
+        } else {
+            insn.rb()
+        };
         let mut out = [None, None];
         for (h, slot) in out.iter_mut().enumerate() {
             let a = self.half(insn.ra(), h as u32);
@@ -212,7 +248,10 @@ impl Lifter<'_> {
     fn psq_load(&mut self, insn: &Insn, ea: Value, w: bool, i: u32) {
         let g = self.b.get(gqr(i));
         let zero = self.c32(0);
-        let Some(b0) = self.b.call_helper(quantize::LOAD_HELPER, vec![ea, g, zero], Some(Type::I64)) else {
+        let Some(b0) = self
+            .b
+            .call_helper(quantize::LOAD_HELPER, vec![ea, g, zero], Some(Type::I64))
+        else {
             return;
         };
         let v0 = self.b.convert(ConvOp::Bitcast, b0, Type::F64);
@@ -220,7 +259,10 @@ impl Lifter<'_> {
             self.b.fconst(Type::F64, u128::from(1.0f64.to_bits()))
         } else {
             let one = self.c32(1);
-            let Some(b1) = self.b.call_helper(quantize::LOAD_HELPER, vec![ea, g, one], Some(Type::I64)) else {
+            let Some(b1) = self
+                .b
+                .call_helper(quantize::LOAD_HELPER, vec![ea, g, one], Some(Type::I64))
+            else {
                 return;
             };
             self.b.convert(ConvOp::Bitcast, b1, Type::F64)
@@ -235,7 +277,8 @@ impl Lifter<'_> {
             let v = self.half(insn.rd(), h);
             let bits = self.b.convert(ConvOp::Bitcast, v, Type::I64);
             let slot = self.c32(h);
-            self.b.call_helper(quantize::STORE_HELPER, vec![ea, g, bits, slot], None);
+            self.b
+                .call_helper(quantize::STORE_HELPER, vec![ea, g, bits, slot], None);
         }
     }
 }
@@ -253,12 +296,20 @@ fn x_fields(insn: &Insn) -> (bool, u32) {
 
 fn d_ea(lx: &mut Lifter<'_>, insn: &Insn, update: bool) -> Value {
     let (disp, _, _) = d_fields(insn);
-    let base = if update { lx.gpr(insn.ra()) } else { lx.gpr_or_zero(insn.ra()) };
+    let base = if update {
+        lx.gpr(insn.ra())
+    } else {
+        lx.gpr_or_zero(insn.ra())
+    };
     lx.b.binary_imm(BinaryOp::Add, base, u64::from(disp))
 }
 
 fn x_ea(lx: &mut Lifter<'_>, insn: &Insn, update: bool) -> Value {
-    let base = if update { lx.gpr(insn.ra()) } else { lx.gpr_or_zero(insn.ra()) };
+    let base = if update {
+        lx.gpr(insn.ra())
+    } else {
+        lx.gpr_or_zero(insn.ra())
+    };
     let index = lx.gpr(insn.rb());
     lx.b.binary(BinaryOp::Add, base, index)
 }
