@@ -71,7 +71,7 @@ pub(crate) struct Walker<'a> {
 
 /// Reads the instruction at `addr`, if it lies in an executable section.
 pub(crate) fn fetch(image: &GuestImage, addr: GuestAddr) -> Result<Insn, Failure> {
-    if addr.0 % 4 != 0 || !image.is_code(addr) {
+    if !addr.0.is_multiple_of(4) || !image.is_code(addr) {
         return Err(Failure::NotCode);
     }
     let bytes = image.bytes_at(addr, 4).ok_or(Failure::NotCode)?;
@@ -267,7 +267,7 @@ impl<'a> Walker<'a> {
                 consts[d] = consts[a].map(|c| c.wrapping_add(insn.simm() as u32));
                 if let Some(c) = consts[d] {
                     let addr = GuestAddr(u64::from(c));
-                    if c % 4 == 0 && self.image.is_code(addr) {
+                    if c.is_multiple_of(4) && self.image.is_code(addr) {
                         cfg.code_constants.insert(addr);
                     }
                 }
@@ -277,7 +277,7 @@ impl<'a> Walker<'a> {
                 consts[a] = consts[d].map(|c| c | insn.uimm());
                 if let Some(c) = consts[a] {
                     let addr = GuestAddr(u64::from(c));
-                    if c % 4 == 0 && self.image.is_code(addr) {
+                    if c.is_multiple_of(4) && self.image.is_code(addr) {
                         cfg.code_constants.insert(addr);
                     }
                 }
@@ -348,7 +348,7 @@ fn recognise_jump_table(image: &GuestImage, cfg: &FunctionCfg, at: GuestAddr) ->
         let entry = u32::from_be_bytes(<[u8; 4]>::try_from(bytes).ok()?);
         let target = if relative { base.wrapping_add(entry) } else { entry };
         let target = GuestAddr(u64::from(target));
-        if target.0 % 4 != 0 || !image.is_code(target) {
+        if !target.0.is_multiple_of(4) || !image.is_code(target) {
             return None;
         }
         targets.insert(target);
@@ -496,7 +496,7 @@ fn data_words(image: &GuestImage) -> BTreeSet<GuestAddr> {
         for chunk in seg.bytes.get(skip..).unwrap_or_default().chunks_exact(4) {
             let Ok(word) = <[u8; 4]>::try_from(chunk) else { continue };
             let addr = GuestAddr(u64::from(u32::from_be_bytes(word)));
-            if addr.0 % 4 == 0 && image.is_code(addr) {
+            if addr.0.is_multiple_of(4) && image.is_code(addr) {
                 out.insert(addr);
             }
         }

@@ -269,7 +269,6 @@ pub fn write(
     let slots = text
         .iter()
         .enumerate()
-        .map(|(i, s)| (i, s))
         .chain(data.iter().enumerate().map(|(i, s)| (TEXT_SLOTS + i, s)));
     for (slot, (addr, bytes)) in slots {
         let offset = u32::try_from(out.len()).map_err(|_| bad("the DOL would exceed 4 GiB".to_string()))?;

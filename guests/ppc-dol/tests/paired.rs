@@ -417,8 +417,8 @@ fn expected_lines(case: &PsCase) -> Vec<String> {
         out.push(format!("cr{n} {v:x}"));
     }
     for &(addr, bytes) in case.expect_mem {
-        for k in 0..bytes.len() {
-            out.push(format!("m{:08x} {:02x}", addr as usize + k, bytes[k]));
+        for (k, b) in bytes.iter().enumerate() {
+            out.push(format!("m{:08x} {b:02x}", addr as usize + k));
         }
     }
     out

@@ -51,7 +51,7 @@ impl Lifter<'_> {
         self.b.convert(ConvOp::Bitcast, v, Type::I64)
     }
 
-    fn from_bits(&mut self, v: Value) -> Value {
+    fn double_from_bits(&mut self, v: Value) -> Value {
         self.b.convert(ConvOp::Bitcast, v, Type::F64)
     }
 
@@ -68,7 +68,7 @@ impl Lifter<'_> {
             }
             pick = self.b.select(nan, quiet, pick);
         }
-        self.from_bits(pick)
+        self.double_from_bits(pick)
     }
 
     /// Replaces a NaN result by the NaN PowerPC would give.
@@ -98,7 +98,7 @@ impl Lifter<'_> {
         let frac = self.b.binary_imm(BinaryOp::Shl, frac, 29);
         let bits = self.b.binary(BinaryOp::Or, sign, frac);
         let bits = self.b.binary_imm(BinaryOp::Or, bits, 0x7ff0_0000_0000_0000);
-        let nan_value = self.from_bits(bits);
+        let nan_value = self.double_from_bits(bits);
         self.b.select(nan, nan_value, widened)
     }
 
@@ -224,7 +224,7 @@ impl Lifter<'_> {
     /// `fctiw`/`fctiwz`: to a 32-bit integer with saturation (NaN gives 0x80000000), placed in
     /// the low word of the FPR with 0xfff80000 above it, as the 750 leaves it (Dolphin's hardware
     /// tests; qemu sign-extends the word instead, and the oracle test compares the low word).
-    fn to_int_word(&mut self, insn: &Insn, rounding: Rounding) {
+    fn convert_to_int_word(&mut self, insn: &Insn, rounding: Rounding) {
         let b = self.fpr(insn.rb());
         let nan = self.is_nan(b);
         // Clamp far outside the 32-bit range first, so the 64-bit conversion is always defined.
@@ -247,7 +247,7 @@ impl Lifter<'_> {
         let w = self.b.select(nan, int_min, w);
         let w64 = self.b.convert(ConvOp::Zext, w, Type::I64);
         let bits = self.b.binary_imm(BinaryOp::Or, w64, 0xfff8_0000_0000_0000);
-        let r = self.from_bits(bits);
+        let r = self.double_from_bits(bits);
         self.set_fpr(insn.rd(), r);
         self.record_fp(insn);
     }
@@ -323,12 +323,12 @@ pub(crate) fn frsp(lx: &mut Lifter<'_>, insn: &Insn) {
 
 /// `fctiw[.]`: with the FPSCR rounding.
 pub(crate) fn fctiw(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.to_int_word(insn, Rounding::Dynamic);
+    lx.convert_to_int_word(insn, Rounding::Dynamic);
 }
 
 /// `fctiwz[.]`: toward zero.
 pub(crate) fn fctiwz(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.to_int_word(insn, Rounding::Zero);
+    lx.convert_to_int_word(insn, Rounding::Zero);
 }
 
 /// `fcmpu crfD,frA,frB`.
@@ -374,7 +374,7 @@ pub(crate) fn fres(lx: &mut Lifter<'_>, insn: &Insn) {
     let r =
         lx.b.call_helper(crate::estimate::FRES_HELPER, vec![bits], Some(Type::I64));
     if let Some(r) = r {
-        let r = lx.from_bits(r);
+        let r = lx.double_from_bits(r);
         lx.set_fpr_single(insn.rd(), r);
     }
     lx.record_fp(insn);
@@ -387,7 +387,7 @@ pub(crate) fn frsqrte(lx: &mut Lifter<'_>, insn: &Insn) {
     let r =
         lx.b.call_helper(crate::estimate::FRSQRTE_HELPER, vec![bits], Some(Type::I64));
     if let Some(r) = r {
-        let r = lx.from_bits(r);
+        let r = lx.double_from_bits(r);
         lx.set_fpr(insn.rd(), r);
     }
     lx.record_fp(insn);
@@ -397,7 +397,7 @@ pub(crate) fn frsqrte(lx: &mut Lifter<'_>, insn: &Insn) {
 pub(crate) fn mffs(lx: &mut Lifter<'_>, insn: &Insn) {
     let fpscr = lx.b.get(FPSCR);
     let bits = lx.b.convert(ConvOp::Zext, fpscr, Type::I64);
-    let r = lx.from_bits(bits);
+    let r = lx.double_from_bits(bits);
     lx.set_fpr(insn.rd(), r);
     lx.record_fp(insn);
 }
