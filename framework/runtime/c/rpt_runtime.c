@@ -229,7 +229,9 @@ int main(int argc, char **argv)
 
 /* ---------------------------------------------------------------- rounding helpers
  *
- * Each operation runs between two rounding-mode switches. The compiler must neither fold
+ * `.rdyn` operations of a guest that nearly always runs in round-to-nearest (PowerPC games) come
+ * here with RPT_ROUND_NEAREST; that mode is the host's own, so it is computed directly. Any other
+ * operation runs between two rounding-mode switches. The compiler must neither fold
  * it nor move it across the switches: FENV_ACCESS says so where clang supports it, and on
  * every host the operands are read from and the result written to volatile objects, which
  * no compiler moves across a call. Round-to-nearest operations never get here: the emitter
@@ -241,6 +243,8 @@ int main(int argc, char **argv)
 
 #define RPT_ROUNDED2(type, mode, a, b, op)                         \
 	do {                                                       \
+		if ((mode) == RPT_ROUND_NEAREST)                   \
+			return (type)((a) op (b));                 \
 		int saved_ = rpt_host_get_rounding();              \
 		rpt_host_set_rounding(rpt_host_rounding_of(mode)); \
 		volatile type a_ = (a), b_ = (b);                  \
@@ -251,6 +255,10 @@ int main(int argc, char **argv)
 
 #define RPT_ROUNDED1(type, from, mode, a, expr)                    \
 	do {                                                       \
+		if ((mode) == RPT_ROUND_NEAREST) {                 \
+			from x_ = (a);                             \
+			return (type)(expr);                       \
+		}                                                  \
 		int saved_ = rpt_host_get_rounding();              \
 		rpt_host_set_rounding(rpt_host_rounding_of(mode)); \
 		volatile from x_ = (a);                            \
@@ -269,6 +277,8 @@ double rpt_fmul_f64(double a, double b, int mode) { RPT_ROUNDED2(double, mode, a
 double rpt_fdiv_f64(double a, double b, int mode) { RPT_ROUNDED2(double, mode, a, b, /); }
 #define RPT_ROUNDED3(type, mode, a, b, c, fn)                      \
 	do {                                                       \
+		if ((mode) == RPT_ROUND_NEAREST)                   \
+			return fn((a), (b), (c));                  \
 		int saved_ = rpt_host_get_rounding();              \
 		rpt_host_set_rounding(rpt_host_rounding_of(mode)); \
 		volatile type a_ = (a), b_ = (b), c_ = (c);        \
