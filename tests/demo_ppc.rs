@@ -123,3 +123,37 @@ fn float_sample_matches_qemu() {
 fn paired_single_sample_matches_its_documented_results() {
     check_sample("paired");
 }
+
+#[test]
+fn mem1_and_its_uncached_mirror_are_one_memory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let elf = dir.path().join("mirror.elf");
+    let dol = dir.path().join("mirror.dol");
+    let status = Command::new("powerpc-linux-gnu-gcc")
+        .args(["-nostdlib", "-static", "-fno-pie", "-no-pie", "-Wl,--build-id=none", "-Wl,-Ttext=0x80003100"])
+        .arg(guests().join("mem1_mirror.S"))
+        .arg("-o")
+        .arg(&elf)
+        .status()
+        .expect("powerpc-linux-gnu-gcc runs");
+    assert!(status.success(), "building mem1_mirror.S failed");
+    let convert = rpt(&["elf2dol", elf.to_str().expect("utf-8"), dol.to_str().expect("utf-8")]);
+    assert!(convert.status.success(), "rpt elf2dol failed:\n{}", stderr_of(&convert));
+    let recipe = dir.path().join("mirror.ron");
+    std::fs::write(
+        &recipe,
+        format!(
+            "(guest: \"ppc-dol\", image: \"mirror.dol\", image_sha256: \"{}\", platform: \"linux-syscalls\")",
+            sha256_file(&dol)
+        ),
+    )
+    .expect("write recipe");
+    let out = rpt_in(
+        "run",
+        recipe.to_str().expect("utf-8"),
+        &dir.path().join("gen"),
+        &dir.path().join("cache"),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(42), "{}", stderr_of(&out));
+}

@@ -4,15 +4,65 @@
  *
  * See docs/c-abi.md ("PowerPC guest conventions"). Guest memory is the runtime's flat 4 GiB
  * reservation, addressed with the guest's own (effective) addresses: a DOL's sections sit at
- * their MEM1 addresses (0x80000000...), so no translation happens on any access.
+ * their MEM1 addresses (0x80000000...), so no translation happens on any access. MEM1's uncached
+ * mirror at 0xc0000000 is the same memory: on Linux hosts both ranges map one shared object.
  */
+/* memfd_create is a GNU extension; ask for it before any header. */
+#define _GNU_SOURCE 1
 #include "cpu.h"
+
+/* ---------------------------------------------------------------- host part (libc) */
+
+#ifdef __linux__
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Maps one shared 24 MiB object at both MEM1 addresses, 0x80000000 (cached) and 0xc0000000
+ * (uncached), so a store through either is seen through the other, with no cost per access.
+ * Returns 0 when the host cannot (then the two stay separate memory). */
+static int rpt_ppc_host_alias_mem1(uint8_t *cached, uint8_t *uncached, uint64_t size)
+{
+	int fd = memfd_create("rpt-mem1", 0);
+	if (fd < 0)
+		return 0;
+	int ok = ftruncate(fd, (off_t)size) == 0 &&
+		 mmap(cached, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED &&
+		 mmap(uncached, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED;
+	close(fd);
+	return ok;
+}
+#else
+static int rpt_ppc_host_alias_mem1(uint8_t *cached, uint8_t *uncached, uint64_t size)
+{
+	(void)cached;
+	(void)uncached;
+	(void)size;
+	return 0;
+}
+#endif
+
+/* ---------------------------------------------------------------- portable part */
+
+#define RPT_PPC_MEM1 0x80000000u
+#define RPT_PPC_MEM1_UNCACHED 0xc0000000u
+#define RPT_PPC_MEM1_SIZE 0x01800000u
 
 /* Defined by the platform's C file: platform state built from the host's arguments. */
 void rpt_ppc_platform_init(struct cpu *c, int argc, char **argv);
 
 void rpt_guest_init(struct cpu *c, int argc, char **argv)
 {
+	/* The runtime has copied the image already; aliasing MEM1 replaces both ranges with the
+	 * (zeroed) shared object, so the segments that lie there are copied in again. */
+	if (rpt_ppc_host_alias_mem1(rpt_mem + RPT_PPC_MEM1, rpt_mem + RPT_PPC_MEM1_UNCACHED, RPT_PPC_MEM1_SIZE)) {
+		for (size_t i = 0; i < rpt_segment_count; i++) {
+			const struct rpt_segment *s = &rpt_segments[i];
+			uint64_t offset = s->addr & 0x3fffffffu;
+			int in_mem1 = (s->addr & 0xbfffffffu) >= RPT_PPC_MEM1 && offset + s->mem_size <= RPT_PPC_MEM1_SIZE;
+			if (in_mem1 && s->size > 0)
+				__builtin_memcpy(rpt_mem + RPT_PPC_MEM1 + offset, s->bytes, (size_t)s->size);
+		}
+	}
 	/* FPSCR 0: round to nearest, every exception disabled, as the SDK's start-up leaves it. */
 	c->fpscr = 0;
 	rpt_ppc_platform_init(c, argc, argv);
