@@ -130,7 +130,14 @@ fn mem1_and_its_uncached_mirror_are_one_memory() {
     let elf = dir.path().join("mirror.elf");
     let dol = dir.path().join("mirror.dol");
     let status = Command::new("powerpc-linux-gnu-gcc")
-        .args(["-nostdlib", "-static", "-fno-pie", "-no-pie", "-Wl,--build-id=none", "-Wl,-Ttext=0x80003100"])
+        .args([
+            "-nostdlib",
+            "-static",
+            "-fno-pie",
+            "-no-pie",
+            "-Wl,--build-id=none",
+            "-Wl,-Ttext=0x80003100",
+        ])
         .arg(guests().join("mem1_mirror.S"))
         .arg("-o")
         .arg(&elf)

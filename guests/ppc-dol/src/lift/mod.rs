@@ -248,10 +248,16 @@ impl FnLift<'_> {
 
     /// Ends the block with `exit pc, unlifted` and records why.
     fn unlifted(&mut self, lx: &mut Lifter<'_>, pc: GuestAddr) {
-        let message = match self.cfg.failures.get(&pc) {
-            Some(f) => describe_failure(f),
-            None => "no instruction was decoded here".to_string(),
+        let (message, text) = match self.cfg.failures.get(&pc) {
+            Some(f @ Failure::Unknown(word)) => (describe_failure(f), format!(".long {word:#010x}")),
+            Some(f @ Failure::NotCode) => (describe_failure(f), "(not code)".to_string()),
+            None => (
+                "no instruction was decoded here".to_string(),
+                "(not decoded)".to_string(),
+            ),
         };
+        // Every marked address gets a listing line, so the listing and the line table agree.
+        self.listing.push((pc, text));
         self.diagnostics.push(Diagnostic {
             severity: Severity::Error,
             addr: pc,

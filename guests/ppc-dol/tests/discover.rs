@@ -1,0 +1,109 @@
+//! Discovery on the real sample DOLs: the functions the programs call are found, the callbacks
+//! reached only through a table of pointers in data too, the switch's jump table is recognised
+//! (no `bctr` is left as an indirect jump), and nothing reachable fails to lift. (Functions that
+//! are never called, and those only ever tail-jumped to, are not separate functions: the first
+//! are dead, the second are lifted as part of their callers.)
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use object::read::elf::{ElfFile32, FileHeader, Sym};
+use object::{BigEndian, Object};
+use rpt_api::{GuestPlugin, Seeds, Severity};
+use rpt_guest_ppc_dol::PpcDol;
+use rpt_ir::{CallTarget, GuestAddr, Terminator};
+
+fn sample(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/guests/ppc")
+        .join(name)
+}
+
+/// The ELF's function symbols by name.
+fn function_symbols(elf: &[u8]) -> BTreeMap<String, GuestAddr> {
+    let file = ElfFile32::<BigEndian>::parse(elf).expect("an ELF");
+    let endian = file.endian();
+    let header = file.elf_header();
+    let sections = header.sections(endian, elf).expect("sections");
+    let symbols = sections.symbols(endian, elf, object::elf::SHT_SYMTAB).expect("symbols");
+    symbols
+        .iter()
+        .filter(|s| s.st_type() == object::elf::STT_FUNC && s.st_size(endian) > 0)
+        .filter_map(|s| {
+            let name = symbols.symbol_name(endian, s).ok()?;
+            Some((
+                String::from_utf8_lossy(name).into_owned(),
+                GuestAddr(u64::from(s.st_value(endian))),
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn every_function_of_the_samples_is_found_and_lifts() {
+    let plugin = PpcDol;
+    let wanted: [(&str, &[&str]); 3] = [
+        (
+            "integer",
+            &[
+                "_start", "main", "classify", "fib", "op_add", "op_sub", "op_mul", "op_xor", "op_rot", "__divdi3",
+                "rt_sbrk",
+            ],
+        ),
+        ("float", &["_start", "main", "rt_put_double_bits", "rt_put_float_bits"]),
+        (
+            "paired",
+            &[
+                "_start",
+                "main",
+                "sum_u8",
+                "scale_pairs",
+                "dot_pairs",
+                "select_merge",
+                "estimates",
+            ],
+        ),
+    ];
+    for (name, functions) in wanted {
+        let dol = std::fs::read(sample(&format!("{name}.dol"))).expect("the committed sample DOL");
+        let elf = std::fs::read(sample(&format!("{name}.elf"))).expect("the committed sample ELF");
+        let image = plugin.load(&dol).expect("loads");
+        let discovery = plugin.discover(&image, &Seeds::default());
+        let errors: Vec<_> = discovery
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        let symbols = function_symbols(&elf);
+        for f in functions {
+            let addr = symbols.get(*f).unwrap_or_else(|| panic!("{name}: no symbol {f}"));
+            assert!(
+                discovery.functions.contains(addr),
+                "{name}: {f} at {addr} was not discovered"
+            );
+        }
+        let mut indirect_jumps = 0;
+        for &f in &discovery.functions {
+            let lifted = plugin.lift(&image, f, &discovery.functions, &Default::default());
+            assert!(
+                lifted.diagnostics.iter().all(|d| d.severity != Severity::Error),
+                "{name}: {f}: {:?}",
+                lifted.diagnostics
+            );
+            for block in &lifted.function.blocks {
+                if matches!(
+                    block.term,
+                    Terminator::TailCall {
+                        target: CallTarget::Indirect(_)
+                    }
+                ) {
+                    indirect_jumps += 1;
+                }
+            }
+        }
+        // The only indirect tail jumps left are the jump tables' defaults (one per table).
+        let tables = if name == "integer" { 1 } else { 0 };
+        assert!(indirect_jumps <= tables, "{name}: {indirect_jumps} indirect jumps");
+    }
+}
