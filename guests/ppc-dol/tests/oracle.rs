@@ -23,6 +23,8 @@
 //!   zero: qemu negates before rounding, the architecture after (see `lift/fp.rs`), which differs
 //!   only under the roundings toward ±infinity.
 //! - `fctiw`/`fctiwz`: the high word of the result (f31, see `FCTIW_SINK_HIGH_MASKED`).
+//! - Single-precision multiplies run only in cases whose FPRs hold singles: the 750 rounds frC
+//!   to 25 bits first (rpt does), qemu does not, and for singles that is the same.
 //! - `mtfsb1 29` (NI): qemu ignores it; it is not generated (`mtfsf`/`mtfsfi` set NI in both).
 //! - r1 is never used by cases: it points at the harness's state block while a case runs.
 
@@ -146,6 +148,8 @@ struct Masks {
     gprs: u32,
     /// FPSCR bits compared.
     fpscr: u32,
+    /// The fixed source registers an earlier division has read: their values may not change.
+    fixed_read: u32,
 }
 
 /// f31 is written only by `fctiw`/`fctiwz` and read only by `stfiwx`, and only its low word is
@@ -912,14 +916,17 @@ fn filler(g: &mut Gen<'_>) -> u32 {
 /// `divw`/`divwu` with known operands; the undefined cases write the sink, unrecorded.
 fn divide(g: &mut Gen<'_>, xo: u32, signed: bool) -> Vec<u32> {
     let (a, b) = (g.rng.pick(&FIXED), g.rng.pick(&FIXED));
+    // Steer towards the undefined cases, but never change a register an earlier division read.
+    let free = |r: u32, g: &Gen<'_>| g.masks.fixed_read & (1 << r) == 0;
     match g.rng.below(4) {
-        0 => g.init.gpr[b as usize] = 0,
-        1 if signed && a != b => {
+        0 if free(b, g) => g.init.gpr[b as usize] = 0,
+        1 if signed && a != b && free(a, g) && free(b, g) => {
             g.init.gpr[a as usize] = 0x8000_0000;
             g.init.gpr[b as usize] = 0xffff_ffff;
         }
         _ => {}
     }
+    g.masks.fixed_read |= (1 << a) | (1 << b);
     let (va, vb) = (g.init.gpr[a as usize], g.init.gpr[b as usize]);
     let undefined = vb == 0 || (signed && va == 0x8000_0000 && vb == 0xffff_ffff);
     if undefined {
@@ -971,8 +978,29 @@ fn generate(count: usize, seed: u64) -> Vec<Case> {
     let mut cases = Vec::with_capacity(count);
     for i in 0..count {
         let family = families[i % families.len()];
-        let pool: Vec<&Template> = all.iter().filter(|t| t.families.contains(&family)).collect();
+        // Half the float cases hold singles only and may use single-precision multiplies (which
+        // round frC to 25 bits on the 750 but not in qemu: the same for singles); the others hold
+        // any doubles and use no single-precision multiply.
+        let singles_only = family == F && rng.chance(2);
+        let pool: Vec<&Template> = all
+            .iter()
+            .filter(|t| t.families.contains(&family))
+            .filter(|t| {
+                if family != F {
+                    true
+                } else if singles_only {
+                    !DOUBLE_ONLY.contains(&t.name)
+                } else {
+                    !SINGLE_MULTIPLIES.contains(&t.name)
+                }
+            })
+            .collect();
         let mut init = random_state(&mut rng);
+        if singles_only {
+            for f in &mut init.fpr {
+                *f = f64::from(f32::from_bits(rng.u32())).to_bits();
+            }
+        }
         if family == S {
             // `mtfsf` takes FPSCR bits from FPR low words: keep the enables (0xf8) out of them.
             for f in &mut init.fpr {
@@ -982,6 +1010,7 @@ fn generate(count: usize, seed: u64) -> Vec<Case> {
         let mut masks = Masks {
             gprs: 0,
             fpscr: if family == F { FPSCR_CONTROL } else { u32::MAX },
+            fixed_read: 0,
         };
         let mut words = Vec::new();
         let mut names = Vec::new();
@@ -1040,6 +1069,13 @@ fn generate(count: usize, seed: u64) -> Vec<Case> {
     }
     cases
 }
+
+/// Single-precision multiplies: only in cases whose values are all singles.
+const SINGLE_MULTIPLIES: [&str; 5] = ["fmuls", "fmadds", "fmsubs", "fnmadds", "fnmsubs"];
+/// What can make a value that is not a single: left out of the singles-only cases.
+const DOUBLE_ONLY: [&str; 13] = [
+    "fadd", "fsub", "fmul", "fdiv", "fmadd", "fmsub", "fnmadd", "fnmsub", "lfd", "lfdu", "lfdx", "lfdux", "fsel",
+];
 
 /// Every mnemonic the generator can produce, for the coverage check.
 fn all_template_names() -> BTreeSet<&'static str> {

@@ -18,6 +18,10 @@
 //!   rounding mode and the enables; nothing a game does depends on the sticky bits, and keeping
 //!   them would cost every float operation a read-modify-write of the FPSCR. The record forms'
 //!   CR1 is the FPSCR's top nibble, consistent with that.
+//! - Single-precision multiplies (`fmuls`, `fmadds` and the other single multiply-adds) first
+//!   round frC's mantissa to 25 bits, as the 750 does (Dolphin's hardware tests). For frC values
+//!   that are singles (all that `lfs` and single instructions produce) this changes nothing; qemu
+//!   omits it, so the oracle test gives such cases single-precision inputs only.
 //! - `fres` and `frsqrte` return the 750's estimates (see `estimate.rs`).
 //! - `fnmadd`/`fnmsub` round, then negate (the architecture's definition: "the same result as
 //!   `fmadd` and then negating"). qemu negates before rounding, which differs under the directed
@@ -164,7 +168,12 @@ impl Lifter<'_> {
         } else {
             self.fpr(insn.rb())
         };
-        let mut r = self.b.fbinary(op, Rounding::Dynamic, a, b);
+        let b_in = if single && op == FBinaryOp::Fmul {
+            self.force_25bit(b)
+        } else {
+            b
+        };
+        let mut r = self.b.fbinary(op, Rounding::Dynamic, a, b_in);
         if single {
             r = self.round_to_single(r);
         }
@@ -188,7 +197,8 @@ impl Lifter<'_> {
         } else {
             b
         };
-        let mut r = self.b.fternary(FTernaryOp::Fma, Rounding::Dynamic, a, c, addend);
+        let c_in = if single { self.force_25bit(c) } else { c };
+        let mut r = self.b.fternary(FTernaryOp::Fma, Rounding::Dynamic, a, c_in, addend);
         if single {
             r = self.round_to_single(r);
         }

@@ -142,8 +142,9 @@ impl Lifter<'_> {
         self.b.set(ps1(n), v1);
     }
 
-    /// Gekko's multiplier input: frC's mantissa rounded (half up) to 25 bits.
-    fn force_25bit(&mut self, v: Value) -> Value {
+    /// Gekko's multiplier input for single-precision products: frC's mantissa rounded (half up)
+    /// to 25 bits (a no-op for values that are singles).
+    pub(crate) fn force_25bit(&mut self, v: Value) -> Value {
         let bits = self.b.convert(ConvOp::Bitcast, v, Type::I64);
         let kept = self.b.binary_imm(BinaryOp::And, bits, 0xffff_ffff_f800_0000);
         let round = self.b.binary_imm(BinaryOp::And, bits, 0x0800_0000);
