@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use object::BigEndian;
 use object::read::elf::{ElfFile32, FileHeader, Sym};
-use object::{BigEndian, Object};
 use rpt_api::{GuestPlugin, Seeds, Severity};
 use rpt_guest_ppc_dol::PpcDol;
 use rpt_ir::{CallTarget, GuestAddr, Terminator};

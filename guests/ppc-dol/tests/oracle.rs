@@ -69,7 +69,8 @@ const FPSCR_CONTROL: u32 = 0xff;
 const BLR: u32 = 0x4e80_0020;
 
 fn scratch() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rpt-guest-ppc-dol-oracle");
+    // One directory per process: a debug and a release run may go on at the same time.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("rpt-guest-ppc-dol-oracle-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir
 }
@@ -1627,6 +1628,7 @@ fn lifted_instructions_match_qemu_750cl() {
         let missing: Vec<_> = all_template_names().difference(&used).copied().collect();
         assert!(missing.is_empty(), "templates never generated: {missing:?}");
     }
+    let _ = std::fs::remove_dir_all(scratch());
     let total = failures.len();
     failures.truncate(12);
     assert!(

@@ -489,7 +489,7 @@ fn paired_singles_in_the_interpreter() {
 }
 
 fn scratch() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rpt-guest-ppc-dol-paired");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("rpt-guest-ppc-dol-paired-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("runtime")).expect("mkdir");
     std::fs::create_dir_all(dir.join("guest")).expect("mkdir");
@@ -653,6 +653,7 @@ fn paired_singles_compiled_to_c() {
         "clang-19 (install clang-19)",
     );
     let out = check(&mut Command::new(&exe), "the compiled paired-single cases");
+    let _ = std::fs::remove_dir_all(&dir);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let mut got: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     let mut current = usize::MAX;
