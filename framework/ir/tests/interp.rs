@@ -188,3 +188,47 @@ fn endless_loops_hit_the_step_limit() {
         Err(InterpError::StepLimit)
     );
 }
+
+const FLOAT_STATE: &str = "state {\n    x: f64 fpr\n    y: f64 fpr\n    z: f64 fpr\n}\n";
+
+/// An environment whose dynamic rounding mode is fixed.
+struct Mode(rpt_ir::Rounding);
+
+impl Environment for Mode {
+    fn call_extern(&mut self, _: GuestAddr, _: &mut MachineState) -> Result<Option<Outcome>, InterpError> {
+        Ok(None)
+    }
+
+    fn call_helper(&mut self, _: &str, _: &[Val], _: &mut MachineState) -> Result<Option<Option<Val>>, InterpError> {
+        Ok(None)
+    }
+
+    fn dynamic_rounding(&mut self, _: &MachineState) -> Result<rpt_ir::Rounding, InterpError> {
+        Ok(self.0)
+    }
+}
+
+#[test]
+fn fma_rounds_once_and_directed_roundings_round_their_way() {
+    // x = fma(1+2^-52, 1-2^-53, -1) is exactly 2^-53 - 2^-105: one rounding keeps it, where a
+    // product rounded first would give 2^-53. y = 1 + 2^-60 toward +inf, z = the same in the
+    // dynamic mode (toward -inf here, so 1).
+    let p = parse_program(&format!(
+        "{FLOAT_STATE}function f_00000100 {{\nblock0:\n    v0: f64 = fconst 0x3ff0000000000001\n    v1: f64 = fconst 0x3fefffffffffffff\n    v2: f64 = fconst 0xbff0000000000000\n    v3: f64 = fma.rne v0, v1, v2\n    set %x, v3\n    v4: f64 = fconst 0x3ff0000000000000\n    v5: f64 = fconst 0x3c30000000000000\n    v6: f64 = fadd.ru v4, v5\n    set %y, v6\n    v7: f64 = fadd.rdyn v4, v5\n    set %z, v7\n    return\n}}\n"
+    ))
+    .expect("parses");
+    let mut it = Interpreter::new(&p);
+    it.run(GuestAddr(0x100), &mut Mode(rpt_ir::Rounding::Down))
+        .expect("runs");
+    let get = |name: &str| it.machine.state.get(&p.state, p.state.find(name).expect("slot"));
+    let exact = 2f64.powi(-53) - 2f64.powi(-105);
+    assert_eq!(get("x"), Val::F64(exact.to_bits()));
+    assert_eq!(get("y"), Val::F64((1.0 + f64::EPSILON).to_bits()));
+    assert_eq!(get("z"), Val::F64(1f64.to_bits()));
+    // Without a mode from the environment, dynamic rounding is reported, not guessed.
+    let mut it = Interpreter::new(&p);
+    assert!(matches!(
+        it.run(GuestAddr(0x100), &mut NoEnvironment),
+        Err(InterpError::Unsupported(_))
+    ));
+}
