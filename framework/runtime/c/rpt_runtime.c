@@ -2,19 +2,29 @@
  * rpt_runtime.c - start-up, guest memory, dispatch, exits and rounding helpers (see docs/c-abi.md).
  *
  * The file has two parts. The host part at the top is the only code that uses libc (mmap,
- * write, exit, fenv); a freestanding host (LoongArch) replaces just those few functions.
+ * write, exit, fenv, the host services of docs/c-abi.md, setjmp); a freestanding host
+ * (LoongArch) replaces just those few functions.
  * The portable part below it uses nothing but the host part and compiler builtins.
  */
-/* mmap's MAP_ANONYMOUS and MAP_NORESERVE are not ISO C; ask for them before any header. */
+/* mmap's MAP_ANONYMOUS and MAP_NORESERVE, openat and friends are not ISO C; ask for them
+ * before any header. */
 #define _DEFAULT_SOURCE 1
+#define _ATFILE_SOURCE 1
 
 #include "cpu.h"
 
 /* ---------------------------------------------------------------- host part (libc) */
 
+#include <errno.h>
+#include <fcntl.h>
 #include <fenv.h>
+#include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Reserves `size` bytes of zeroed, lazily committed memory; NULL on failure. */
@@ -24,16 +34,236 @@ static uint8_t *rpt_host_reserve(uint64_t size)
 	return p == MAP_FAILED ? NULL : (uint8_t *)p;
 }
 
-static void rpt_host_write(int fd, const char *text, size_t len)
+uint64_t rpt_host_write(int fd, const void *bytes, uint64_t len)
 {
-	while (len > 0) {
-		ssize_t n = write(fd, text, len);
+	const uint8_t *p = (const uint8_t *)bytes;
+	uint64_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, p + done, (size_t)(len - done));
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n <= 0)
-			return;
-		text += n;
-		len -= (size_t)n;
+			break;
+		done += (uint64_t)n;
+	}
+	return done;
+}
+
+int64_t rpt_host_read(int fd, void *bytes, uint64_t len)
+{
+	for (;;) {
+		ssize_t n = read(fd, bytes, (size_t)len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		return n;
 	}
 }
+
+int rpt_host_is_terminal(int fd)
+{
+	return isatty(fd);
+}
+
+static int rpt_host_last_error;
+
+int rpt_host_error(void)
+{
+	return rpt_host_last_error;
+}
+
+static int rpt_host_fail(int err)
+{
+	switch (err) {
+	case ENOENT:
+	case ENOTDIR:
+		rpt_host_last_error = RPT_HOST_ERROR_NOT_FOUND;
+		break;
+	case EACCES:
+	case EPERM:
+	case ELOOP:
+	case EROFS:
+		rpt_host_last_error = RPT_HOST_ERROR_ACCESS;
+		break;
+	case EEXIST:
+	case ENOTEMPTY:
+		rpt_host_last_error = RPT_HOST_ERROR_EXISTS;
+		break;
+	case EISDIR:
+		rpt_host_last_error = RPT_HOST_ERROR_IS_DIRECTORY;
+		break;
+	case EMFILE:
+	case ENFILE:
+		rpt_host_last_error = RPT_HOST_ERROR_TOO_MANY;
+		break;
+	case EINVAL:
+	case ENAMETOOLONG:
+		rpt_host_last_error = RPT_HOST_ERROR_INVALID;
+		break;
+	default:
+		rpt_host_last_error = RPT_HOST_ERROR_OTHER;
+		break;
+	}
+	return -1;
+}
+
+/* The sandbox directory, opened on first use: $RPT_SANDBOX, or the current directory. */
+static int rpt_host_sandbox_fd = -1;
+
+static int rpt_host_sandbox(void)
+{
+	if (rpt_host_sandbox_fd < 0) {
+		const char *dir = getenv("RPT_SANDBOX");
+		rpt_host_sandbox_fd = open(dir && *dir ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	return rpt_host_sandbox_fd;
+}
+
+/* Longest sandbox path accepted, in bytes. */
+#define RPT_HOST_PATH_MAX 1024
+
+/* Opens the directory holding `path`'s last component beneath the sandbox, one component at a
+ * time with O_NOFOLLOW, so neither `..` nor a symbolic link can lead outside. Copies the last
+ * component to `last`. Returns a descriptor the caller closes, or -1. */
+static int rpt_host_parent(const char *path, char last[RPT_HOST_PATH_MAX])
+{
+	int dir = rpt_host_sandbox();
+	if (dir < 0)
+		return rpt_host_fail(errno);
+	dir = dup(dir);
+	if (dir < 0)
+		return rpt_host_fail(errno);
+	const char *p = path;
+	for (;;) {
+		size_t n = 0;
+		while (p[n] && p[n] != '/')
+			n++;
+		if (n == 0 || n >= RPT_HOST_PATH_MAX || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) {
+			close(dir);
+			rpt_host_last_error = RPT_HOST_ERROR_INVALID;
+			return -1;
+		}
+		memcpy(last, p, n);
+		last[n] = 0;
+		if (!p[n])
+			return dir;
+		int next = openat(dir, last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int err = errno;
+		close(dir);
+		if (next < 0)
+			return rpt_host_fail(err);
+		dir = next;
+		p += n + 1;
+	}
+}
+
+int rpt_host_open(const char *path, unsigned flags)
+{
+	char last[RPT_HOST_PATH_MAX];
+	int dir = rpt_host_parent(path, last);
+	if (dir < 0)
+		return -1;
+	int mode = (flags & RPT_OPEN_READ) && (flags & RPT_OPEN_WRITE) ? O_RDWR : (flags & RPT_OPEN_WRITE) ? O_WRONLY : O_RDONLY;
+	if (flags & RPT_OPEN_CREATE)
+		mode |= O_CREAT;
+	if (flags & RPT_OPEN_TRUNCATE)
+		mode |= O_TRUNC;
+	if (flags & RPT_OPEN_APPEND)
+		mode |= O_APPEND;
+	if (flags & RPT_OPEN_EXCLUSIVE)
+		mode |= O_EXCL;
+	int fd = openat(dir, last, mode | O_NOFOLLOW | O_CLOEXEC, 0666);
+	int err = errno;
+	close(dir);
+	if (fd < 0)
+		return rpt_host_fail(err);
+	/* A directory opens read-only without error on Linux; the guest wants a file. */
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		rpt_host_last_error = S_ISDIR(st.st_mode) ? RPT_HOST_ERROR_IS_DIRECTORY : RPT_HOST_ERROR_ACCESS;
+		return -1;
+	}
+	return fd;
+}
+
+int rpt_host_close(int fd)
+{
+	return close(fd) == 0 ? 0 : rpt_host_fail(errno);
+}
+
+int64_t rpt_host_seek(int fd, int64_t offset, int whence)
+{
+	int how = whence == RPT_SEEK_CUR ? SEEK_CUR : whence == RPT_SEEK_END ? SEEK_END : SEEK_SET;
+	off_t at = lseek(fd, (off_t)offset, how);
+	return at < 0 ? rpt_host_fail(errno) : (int64_t)at;
+}
+
+int rpt_host_remove(const char *path)
+{
+	char last[RPT_HOST_PATH_MAX];
+	int dir = rpt_host_parent(path, last);
+	if (dir < 0)
+		return -1;
+	/* unlinkat removes a symbolic link itself, never its target. */
+	int r = unlinkat(dir, last, 0);
+	int err = errno;
+	close(dir);
+	return r == 0 ? 0 : rpt_host_fail(err);
+}
+
+int rpt_host_rename(const char *from, const char *to)
+{
+	char from_last[RPT_HOST_PATH_MAX], to_last[RPT_HOST_PATH_MAX];
+	int from_dir = rpt_host_parent(from, from_last);
+	if (from_dir < 0)
+		return -1;
+	int to_dir = rpt_host_parent(to, to_last);
+	if (to_dir < 0) {
+		close(from_dir);
+		return -1;
+	}
+	int r = renameat(from_dir, from_last, to_dir, to_last);
+	int err = errno;
+	close(from_dir);
+	close(to_dir);
+	return r == 0 ? 0 : rpt_host_fail(err);
+}
+
+uint64_t rpt_host_monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int64_t rpt_host_realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void rpt_host_sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+	}
+}
+
+extern char **environ;
+
+const char *rpt_host_env(size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (!environ || !environ[k])
+			return NULL;
+	return environ ? environ[i] : NULL;
+}
+
+/* The host's non-local jump, for resume points. A freestanding host supplies its own pair. */
+typedef jmp_buf rpt_host_jmp_buf;
+#define rpt_host_setjmp(buf) setjmp(buf)
+#define rpt_host_longjmp(buf) longjmp(buf, 1)
 
 /* exit() rather than _exit(): it flushes stdio buffers a platform's C part may have filled. */
 static _Noreturn void rpt_host_exit(int status)
@@ -199,6 +429,46 @@ static _Noreturn void rpt_fail_start(const char *what, uint64_t addr)
 	rpt_append(msg, sizeof msg, &pos, "\n");
 	rpt_host_write(2, msg, pos);
 	rpt_process_exit(125);
+}
+
+/* ---------------------------------------------------------------- resume points
+ *
+ * The live points form a stack through their host frames: `rpt_resume_top` is the innermost.
+ * A point leaves the stack when its dispatch returns, or when a resume unwinds past it.
+ */
+struct rpt_resume_point {
+	rpt_host_jmp_buf jump;
+	uint64_t serial;
+	struct rpt_resume_point *outer;
+};
+
+static struct rpt_resume_point *rpt_resume_top;
+static uint64_t rpt_resume_serials;
+
+void rpt_dispatch_resumable(struct cpu *c, uint64_t pc, rpt_resume_established established, void *ctx)
+{
+	/* volatile: the point is read again after rpt_host_setjmp returns a second time. */
+	struct rpt_resume_point point;
+	struct rpt_resume_point *volatile self = &point;
+	point.serial = ++rpt_resume_serials;
+	point.outer = rpt_resume_top;
+	established(c, point.serial, ctx);
+	rpt_host_setjmp(point.jump);
+	rpt_resume_top = self;
+	rpt_dispatch(c, pc);
+	rpt_resume_top = self->outer;
+}
+
+int rpt_resume(struct cpu *c, uint64_t serial)
+{
+	(void)c;
+	for (struct rpt_resume_point *p = rpt_resume_top; p; p = p->outer) {
+		if (p->serial == serial) {
+			rpt_resume_top = p;
+			rpt_host_longjmp(p->jump);
+		}
+	}
+	return 0;
 }
 
 /* The whole guest address space is reserved up front, which a 64-bit host can do for up to 47 bits. */
