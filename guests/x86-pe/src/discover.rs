@@ -450,6 +450,7 @@ pub(crate) fn discover(image: &GuestImage, seeds: &Seeds) -> Discovery {
     let mut covered: BTreeSet<GuestAddr> = BTreeSet::new();
     let mut cases: BTreeSet<GuestAddr> = BTreeSet::new();
     let mut candidates: BTreeSet<GuestAddr> = data_words(image);
+    candidates.extend(constructor_lists(image));
     for &f in &strong_functions {
         let cfg = walker.walk(f);
         note_cover(&cfg, &mut covered, &mut cases);
@@ -564,6 +565,41 @@ fn validate(walker: &Walker<'_>, candidate: GuestAddr) -> Result<Vec<FunctionCfg
         cfgs.push(cfg);
     }
     Ok(cfgs)
+}
+
+/// Function pointers in GCC's constructor and destructor lists inside executable sections.
+///
+/// mingw's linker script puts `__CTOR_LIST__` and `__DTOR_LIST__` at the end of `.text`: an aligned
+/// word 0xffffffff, the functions, then a 0 word. `__do_global_ctors` calls them through the list,
+/// so nothing else names them. Only complete lists of code pointers count.
+fn constructor_lists(image: &GuestImage) -> BTreeSet<GuestAddr> {
+    let mut out = BTreeSet::new();
+    for seg in image.segments.iter().filter(|s| s.flags.execute) {
+        let skip = ((4 - seg.addr.0 % 4) % 4) as usize;
+        let words: Vec<u32> = seg
+            .bytes
+            .get(skip..)
+            .unwrap_or_default()
+            .chunks_exact(4)
+            .filter_map(|c| <[u8; 4]>::try_from(c).ok().map(u32::from_le_bytes))
+            .collect();
+        for (i, &w) in words.iter().enumerate() {
+            if w != u32::MAX {
+                continue;
+            }
+            let list: Vec<u32> = words
+                .iter()
+                .skip(i + 1)
+                .take_while(|&&p| p != 0 && image.is_code(GuestAddr(u64::from(p))))
+                .copied()
+                .collect();
+            let terminated = words.get(i + 1 + list.len()) == Some(&0);
+            if terminated && !list.is_empty() {
+                out.extend(list.into_iter().map(|p| GuestAddr(u64::from(p))));
+            }
+        }
+    }
+    out
 }
 
 /// Aligned 32-bit words in non-executable sections that point into executable code.

@@ -30,6 +30,7 @@ pub(crate) mod jump_table;
 mod muldiv;
 mod operand;
 
+#[cfg(test)]
 pub(crate) use operand::TEB_ADDR;
 mod shift;
 mod string;
