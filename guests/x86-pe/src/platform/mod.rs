@@ -135,7 +135,9 @@ mod tests {
             while let Some(at) = rest.find("void rpt_win32_") {
                 let tail = &rest[at + "void ".len()..];
                 let end = tail.find('(').unwrap_or(0);
-                let after = tail[end..].strip_prefix("(struct cpu *restrict c)").map(str::trim_start);
+                let after = tail[end..]
+                    .strip_prefix("(struct cpu *restrict c)")
+                    .map(str::trim_start);
                 if after.is_some_and(|a| a.starts_with('{')) {
                     out.insert(tail[..end].to_string());
                 }
@@ -159,8 +161,16 @@ mod tests {
                 .collect();
             let unlisted: Vec<_> = defined.difference(&listed).collect();
             let undefined: Vec<_> = listed.difference(&defined).collect();
-            assert!(undefined.is_empty(), "{}: listed but not defined in C: {undefined:?}", p.name);
-            assert!(unlisted.is_empty(), "{}: defined in C but not listed: {unlisted:?}", p.name);
+            assert!(
+                undefined.is_empty(),
+                "{}: listed but not defined in C: {undefined:?}",
+                p.name
+            );
+            assert!(
+                unlisted.is_empty(),
+                "{}: defined in C but not listed: {unlisted:?}",
+                p.name
+            );
         }
     }
 
@@ -177,7 +187,11 @@ mod tests {
             .nth(1)
             .and_then(|t| t.split("END DATA IMPORTS").next())
             .unwrap_or_default();
-        let in_c: BTreeSet<&str> = table.split("{ \"").skip(1).filter_map(|e| e.split('"').next()).collect();
+        let in_c: BTreeSet<&str> = table
+            .split("{ \"")
+            .skip(1)
+            .filter_map(|e| e.split('"').next())
+            .collect();
         let in_rust: BTreeSet<&str> = win32_console::PLATFORM
             .imports
             .iter()
@@ -193,7 +207,12 @@ mod tests {
         for p in PLATFORMS {
             let mut seen = BTreeSet::new();
             for i in p.imports {
-                assert!(seen.insert((i.module, i.name)), "{}!{} is listed twice", i.module, i.name);
+                assert!(
+                    seen.insert((i.module, i.name)),
+                    "{}!{} is listed twice",
+                    i.module,
+                    i.name
+                );
             }
         }
     }
