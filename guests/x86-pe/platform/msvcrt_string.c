@@ -422,7 +422,8 @@ uint16_t rpt_msvcrt_ctype(int ch)
 		t |= RPT_CT_CONTROL;
 	if ((ch >= 9 && ch <= 13) || ch == ' ')
 		t |= RPT_CT_SPACE;
-	if (ch == ' ' || ch == '\t')
+	/* msvcrt's _BLANK marks the space only (a tab is a control character and space). */
+	if (ch == ' ')
 		t |= RPT_CT_BLANK;
 	if (ch >= '0' && ch <= '9')
 		t |= RPT_CT_DIGIT | RPT_CT_HEX;
