@@ -62,6 +62,15 @@ const PRINTF_FLOAT: Sample = Sample {
     exit_code: 0,
 };
 
+const PRINTF_QUIRKS: Sample = Sample {
+    name: "printf_quirks",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::Same,
+    exit_code: 0,
+};
+
 const QSORT_MINGW: Sample = Sample {
     name: "qsort_mingw",
     args: &[],
@@ -274,6 +283,22 @@ fn printf_of_doubles_formatted_exactly_as_msvcrt_does() {
     check_sample(&PRINTF_FLOAT);
 }
 
+/// msvcrt's own ways (ties away from zero, "1.#INF", %p, the 0 flag on strings, _snprintf's -1)
+/// have no glibc counterpart, so this sample is compared with Wine alone.
+#[test]
+fn printf_quirks_that_only_msvcrt_has() {
+    let wine = run_wine(&PRINTF_QUIRKS);
+    assert_eq!(wine.status.code(), Some(0), "{}", stderr_of(&wine));
+    let (rpt, sandbox) = run_rpt(&PRINTF_QUIRKS);
+    same_text(
+        &format!("printf_quirks: rpt against Wine\nrpt said:\n{}", stderr_of(&rpt)),
+        &rpt.stdout,
+        &wine.stdout,
+    );
+    assert_eq!(rpt.status.code(), Some(0));
+    fs::remove_dir_all(&sandbox).ok();
+}
+
 /// mingw's own printf (guest code) formats through x87 instructions (`fld m80`, `fstp`, `fxam`,
 /// `fnstcw`/`fldcw`, ...), which the x86 lifter gains with the x87 work. Until it can lift them,
 /// recompiling fails, and this test checks that x87 instructions are the only thing missing;
@@ -326,4 +351,114 @@ fn widening_exponents_touches_only_exponents() {
         b"[1.5e+005][2e-007][1.e+006][E+12][3.25E-300][1e+123][ae+05]".to_vec()
     );
     assert_eq!(crlf(b"a\nb\n"), b"a\r\nb\r\n".to_vec());
+}
+
+/// Builds a fixture from tests/guests/x86/msvcrt with the samples' build script and writes a
+/// recipe for it; returns the recipe's path.
+fn fixture_recipe(name: &str, dir: &Path) -> PathBuf {
+    let exe = dir.join(format!("{name}.exe"));
+    let built = Command::new(samples_dir().join("build.sh"))
+        .args(["pe", name])
+        .arg(&exe)
+        .output()
+        .expect("build.sh runs");
+    assert!(built.status.success(), "building {name} failed:\n{}", stderr_of(&built));
+    let recipe = dir.join(format!("{name}.ron"));
+    let text = format!(
+        "(guest: \"x86-pe\", image: \"{name}.exe\", image_sha256: \"{}\", platform: \"win32-console\")\n",
+        rpt_tests::sha256_file(&exe)
+    );
+    fs::write(&recipe, text).expect("write recipe");
+    recipe
+}
+
+fn rpt_run_in(recipe: &Path, sandbox: &Path, args: &[&str]) -> Output {
+    Command::new(rpt_binary())
+        .arg("run")
+        .arg(recipe)
+        .arg("--gen-dir")
+        .arg(scratch().join("gen"))
+        .arg("--cache-dir")
+        .arg(scratch().join("cache"))
+        .arg("--")
+        .args(args)
+        .current_dir(sandbox)
+        .env("CI", "1")
+        .env("RPT_SANDBOX", sandbox)
+        .output()
+        .expect("rpt runs")
+}
+
+/// No guest path reaches outside $RPT_SANDBOX: not with `..`, not with a drive or a host path,
+/// not through a symbolic link; and nothing is written, renamed or removed outside it.
+#[test]
+fn guest_paths_never_leave_the_sandbox() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recipe = fixture_recipe("sandbox_probe", dir.path());
+    let outside = dir.path().join("outside");
+    let sandbox = dir.path().join("box");
+    fs::create_dir_all(&outside).expect("mkdir");
+    fs::create_dir_all(sandbox.join("data")).expect("mkdir");
+    fs::write(outside.join("secret.txt"), "secret").expect("write");
+    fs::write(sandbox.join("data/in.txt"), "inside").expect("write");
+    std::os::unix::fs::symlink("../outside/secret.txt", sandbox.join("link.txt")).expect("symlink");
+    std::os::unix::fs::symlink("../outside", sandbox.join("linkdir")).expect("symlink");
+    let secret = outside.join("secret.txt");
+    let host_path = secret.to_str().expect("utf-8 path");
+
+    let out = rpt_run_in(&recipe, &sandbox, &[host_path]);
+    let stdout = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let expected = format!(
+        "read data/in.txt: ok [inside]\n\
+         read C:\\data\\in.txt: ok [inside]\n\
+         read /data/in.txt: ok [inside]\n\
+         read data\\..\\data\\.\\\\in.txt: ok [inside]\n\
+         read ../outside/secret.txt: refused\n\
+         read ..\\outside\\secret.txt: refused\n\
+         read C:\\..\\outside\\secret.txt: refused\n\
+         read data/../../outside/secret.txt: refused\n\
+         read \\\\server\\share\\secret.txt: refused\n\
+         read {host_path}: refused\n\
+         read link.txt: refused\n\
+         read linkdir/secret.txt: refused\n\
+         write ../escaped.txt: refused\n\
+         write linkdir/escaped.txt: refused\n\
+         write data/new.txt: ok\n\
+         rename out: refused\n\
+         remove out: refused\n\
+         remove link: ok\n"
+    );
+    assert_eq!(stdout, expected);
+    // Everything outside is as it was; removing the link removed the link, not its target.
+    assert_eq!(fs::read_to_string(&secret).expect("secret is still there"), "secret");
+    let outside_now: Vec<_> = fs::read_dir(&outside)
+        .expect("outside")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(outside_now, ["secret.txt"]);
+    for escaped in ["escaped.txt", "moved.txt"] {
+        assert!(
+            !dir.path().join(escaped).exists(),
+            "{escaped} was written outside the sandbox"
+        );
+    }
+    assert!(sandbox.join("data/new.txt").exists() && !sandbox.join("link.txt").exists());
+}
+
+/// A longjmp into a function that has already returned is stopped with a message naming the
+/// jmp_buf, instead of jumping into a dead host frame.
+#[test]
+fn a_longjmp_to_a_returned_setjmp_is_reported() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recipe = fixture_recipe("longjmp_dangling", dir.path());
+    let out = rpt_run_in(&recipe, dir.path(), &[]);
+    let stderr = stderr_of(&out);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "armed=0\r\n", "{stderr}");
+    assert_eq!(out.status.code(), Some(125), "{stderr}");
+    assert!(
+        stderr.contains("longjmp") && stderr.contains("already returned") && stderr.contains("jmp_buf is at 0x"),
+        "{stderr}"
+    );
 }

@@ -9,7 +9,7 @@
 #   ./build.sh list               prints the sample names
 #
 # Which printf a sample gets (see README.md):
-#   int_work, stdio_strings, printf_float: -D__USE_MINGW_ANSI_STDIO=0, so printf is msvcrt's
+#   int_work, stdio_strings, printf_float, printf_quirks: -D__USE_MINGW_ANSI_STDIO=0, so printf is msvcrt's
 #     (the win32-console platform formats it);
 #   qsort_mingw: mingw's default, so printf is mingw's own code inside the PE (lifted guest code).
 #
@@ -19,7 +19,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 CC_PE=${CC_PE:-i686-w64-mingw32-gcc}
 CC_ORACLE=${CC_ORACLE:-gcc}
-SAMPLES="int_work stdio_strings printf_float qsort_mingw"
+SAMPLES="int_work stdio_strings printf_float printf_quirks qsort_mingw"
 
 # Code generation flags shared by both builds, so the two programs are as alike as possible.
 COMMON="-O2 -m32 -march=i686 -fno-asynchronous-unwind-tables -Wall -Wextra"
