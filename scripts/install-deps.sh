@@ -8,8 +8,9 @@ mode=${1:-test}
 packages=(clang-19 lld-19)
 if [ "$mode" = test ]; then
   # gcc-12-multilib (never gcc-multilib: it removes the cross compilers) builds the native i386 oracles;
-  # mingw builds the PE test guests; qemu-user runs foreign hosts; valgrind measures.
-  packages+=(gcc-12-multilib gcc-mingw-w64-i686 qemu-user valgrind)
+  # mingw builds the PE test guests; qemu-user runs foreign hosts; valgrind measures;
+  # Wine (32-bit, headless) runs the PE test guests as the Windows oracle.
+  packages+=(gcc-12-multilib gcc-mingw-w64-i686 qemu-user valgrind wine wine32:i386)
 fi
 
 missing=()
@@ -21,5 +22,9 @@ done
 echo "rpt: installing ${missing[*]}" >&2
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
+# wine32 is an i386 package.
+if [[ " ${missing[*]} " == *":i386 "* ]] && ! dpkg --print-foreign-architectures | grep -qx i386; then
+  $sudo dpkg --add-architecture i386
+fi
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -529,6 +529,11 @@ RPT_K32(GetCurrentThread);
 RPT_K32(IsDBCSLeadByteEx);
 RPT_K32(MultiByteToWideChar);
 RPT_K32(WideCharToMultiByte);
+RPT_K32(CreateSemaphoreA);
+RPT_K32(CreateSemaphoreW);
+RPT_K32(ReleaseSemaphore);
+RPT_K32(WaitForSingleObject);
+RPT_K32(CloseHandle);
 
 /* HANDLE GetStdHandle(DWORD nStdHandle) */
 void rpt_win32_KERNEL32_GetStdHandle(struct cpu *restrict c)
@@ -1031,4 +1036,114 @@ void rpt_win32_KERNEL32_WideCharToMultiByte(struct cpu *restrict c)
 	if (used)
 		rpt_store_u32_le(used, defaulted);
 	rpt_win32_return(c, 8, n);
+}
+
+/* ---- semaphores: one thread never waits, so a wait either takes a count or would block forever */
+
+#define RPT_WIN32_SEMAPHORES 64u
+#define RPT_WIN32_SEMAPHORE_HANDLE0 0x00000100u
+#define RPT_WIN32_WAIT_OBJECT_0 0u
+#define RPT_WIN32_WAIT_TIMEOUT 0x102u
+#define RPT_WIN32_WAIT_FAILED 0xffffffffu
+#define RPT_WIN32_INFINITE 0xffffffffu
+
+static struct {
+	int used;
+	int32_t count, max;
+} rpt_win32_semaphores[RPT_WIN32_SEMAPHORES];
+
+/* The semaphore a handle names, or -1. */
+static int rpt_win32_semaphore(uint32_t handle)
+{
+	uint32_t i = (handle - RPT_WIN32_SEMAPHORE_HANDLE0) / 4;
+	if (handle < RPT_WIN32_SEMAPHORE_HANDLE0 || (handle & 3) || i >= RPT_WIN32_SEMAPHORES || !rpt_win32_semaphores[i].used)
+		return -1;
+	return (int)i;
+}
+
+static void rpt_win32_create_semaphore(struct cpu *c)
+{
+	int32_t initial = (int32_t)rpt_win32_arg(c, 1), max = (int32_t)rpt_win32_arg(c, 2);
+	uint32_t handle = 0;
+	if (max <= 0 || initial < 0 || initial > max) {
+		rpt_win32_set_last_error(RPT_ERROR_INVALID_PARAMETER);
+	} else {
+		for (uint32_t i = 0; i < RPT_WIN32_SEMAPHORES; i++) {
+			if (!rpt_win32_semaphores[i].used) {
+				rpt_win32_semaphores[i].used = 1;
+				rpt_win32_semaphores[i].count = initial;
+				rpt_win32_semaphores[i].max = max;
+				handle = RPT_WIN32_SEMAPHORE_HANDLE0 + 4 * i;
+				break;
+			}
+		}
+		if (!handle)
+			rpt_win32_set_last_error(RPT_ERROR_NOT_ENOUGH_MEMORY);
+	}
+	rpt_win32_return(c, 4, handle);
+}
+
+/* HANDLE CreateSemaphore(LPSECURITY_ATTRIBUTES attr, LONG initial, LONG max, LPCSTR name) - names are ignored. */
+void rpt_win32_KERNEL32_CreateSemaphoreA(struct cpu *restrict c)
+{
+	rpt_win32_create_semaphore(c);
+}
+
+void rpt_win32_KERNEL32_CreateSemaphoreW(struct cpu *restrict c)
+{
+	rpt_win32_create_semaphore(c);
+}
+
+/* BOOL ReleaseSemaphore(HANDLE h, LONG count, LPLONG previous) */
+void rpt_win32_KERNEL32_ReleaseSemaphore(struct cpu *restrict c)
+{
+	int i = rpt_win32_semaphore(rpt_win32_arg(c, 0));
+	int32_t n = (int32_t)rpt_win32_arg(c, 1);
+	uint32_t previous = rpt_win32_arg(c, 2);
+	if (i < 0 || n <= 0 || n > rpt_win32_semaphores[i].max - rpt_win32_semaphores[i].count) {
+		rpt_win32_set_last_error(i < 0 ? RPT_ERROR_INVALID_HANDLE : 298u /* ERROR_TOO_MANY_POSTS */);
+		rpt_win32_return(c, 3, 0);
+		return;
+	}
+	if (previous)
+		rpt_store_u32_le(previous, (uint32_t)rpt_win32_semaphores[i].count);
+	rpt_win32_semaphores[i].count += n;
+	rpt_win32_return(c, 3, 1);
+}
+
+/* DWORD WaitForSingleObject(HANDLE h, DWORD ms): with no other thread, a semaphore at zero stays
+ * at zero, so a finite wait times out (after sleeping) and an infinite one is a deadlock. */
+void rpt_win32_KERNEL32_WaitForSingleObject(struct cpu *restrict c)
+{
+	uint32_t handle = rpt_win32_arg(c, 0), ms = rpt_win32_arg(c, 1);
+	int i = rpt_win32_semaphore(handle);
+	if (i < 0) {
+		rpt_win32_set_last_error(RPT_ERROR_INVALID_HANDLE);
+		rpt_win32_return(c, 2, RPT_WIN32_WAIT_FAILED);
+		return;
+	}
+	if (rpt_win32_semaphores[i].count > 0) {
+		rpt_win32_semaphores[i].count--;
+		rpt_win32_return(c, 2, RPT_WIN32_WAIT_OBJECT_0);
+		return;
+	}
+	if (ms == RPT_WIN32_INFINITE)
+		rpt_win32_fatal("the only thread waits forever on a semaphore nothing can release; its handle is ", handle);
+	rpt_host_sleep_ns((uint64_t)ms * 1000000u);
+	rpt_win32_return(c, 2, RPT_WIN32_WAIT_TIMEOUT);
+}
+
+/* BOOL CloseHandle(HANDLE h): semaphores are freed; the standard handles stay usable, as on Windows. */
+void rpt_win32_KERNEL32_CloseHandle(struct cpu *restrict c)
+{
+	uint32_t handle = rpt_win32_arg(c, 0);
+	int i = rpt_win32_semaphore(handle);
+	int ok = handle == RPT_WIN32_HANDLE_STDIN || handle == RPT_WIN32_HANDLE_STDOUT || handle == RPT_WIN32_HANDLE_STDERR;
+	if (i >= 0) {
+		rpt_win32_semaphores[i].used = 0;
+		ok = 1;
+	}
+	if (!ok)
+		rpt_win32_set_last_error(RPT_ERROR_INVALID_HANDLE);
+	rpt_win32_return(c, 1, ok ? 1u : 0u);
 }

@@ -11,6 +11,11 @@
 //!   so `call [__imp_X]` reaches the platform's extern through ordinary dispatch.
 //! - Imports by ordinal are named `#<ordinal>`; no platform implements them, so they surface as
 //!   `MissingImport` errors rather than silent misbehaviour.
+//! - The Windows loader calls TLS callbacks (data directory 9) before the entry point; they are added
+//!   to the exports as `tls_callback_<i>`, so discovery lifts them although only data names them.
+//! - Refused with a message: a truncated file, sections that overlap or lie beyond 4 GiB or beyond
+//!   the file, an entry point outside every section (a DLL may have none), an import table or TLS
+//!   directory that is not inside the file's section data, and import names outside the file.
 //! - Bad input never panics: every read of file data is bounds-checked and reported as `BadImage`.
 
 use std::collections::BTreeMap;
@@ -74,7 +79,9 @@ pub fn load(file: &[u8]) -> Result<GuestImage, GuestError> {
     ));
     let is_dll = nt.file_header().characteristics.get(LE).intersects(pe::IMAGE_FILE_DLL);
     // A DLL may have no entry point (RVA 0); a program must start inside one of its sections.
-    if !(is_dll && entry_rva == 0) && !segments.iter().any(|s| s.name != "headers" && in_segment(s, entry.0)) {
+    let entry_in_section = segments.iter().any(|s| s.name != "headers" && in_segment(s, entry.0));
+    let no_entry = is_dll && entry_rva == 0;
+    if !entry_in_section && !no_entry {
         return Err(bad(format!(
             "the entry point {:#x} (RVA {entry_rva:#x}) lies outside every section",
             entry.0

@@ -218,6 +218,26 @@ mod tests {
     }
 
     #[test]
+    fn the_coverage_table_lists_every_import() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/win32-console.md");
+        let doc = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let table = doc.split("## Coverage").nth(1).unwrap_or_default();
+        let documented: BTreeSet<&str> = table
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `"))
+            .filter_map(|l| l.split('`').next())
+            .collect();
+        let implemented: BTreeSet<&str> = win32_console::PLATFORM.imports.iter().map(|i| i.name).collect();
+        let undocumented: Vec<_> = implemented.difference(&documented).collect();
+        let unimplemented: Vec<_> = documented.difference(&implemented).collect();
+        assert!(undocumented.is_empty(), "docs/win32-console.md lacks {undocumented:?}");
+        assert!(
+            unimplemented.is_empty(),
+            "docs/win32-console.md lists {unimplemented:?}, which are not implemented"
+        );
+    }
+
+    #[test]
     fn the_teb_address_is_the_same_in_rust_and_c() {
         let header = win32_console::PLATFORM
             .c_files

@@ -83,6 +83,11 @@ const IMPORTS: &[ImportImpl] = &[
     kernel32!("IsDBCSLeadByteEx"),
     kernel32!("MultiByteToWideChar"),
     kernel32!("WideCharToMultiByte"),
+    kernel32!("CreateSemaphoreA"),
+    kernel32!("CreateSemaphoreW"),
+    kernel32!("ReleaseSemaphore"),
+    kernel32!("WaitForSingleObject"),
+    kernel32!("CloseHandle"),
     // msvcrt (platform/msvcrt_crt.c)
     msvcrt!("_errno"),
     msvcrt!("__doserrno"),
@@ -123,7 +128,6 @@ const IMPORTS: &[ImportImpl] = &[
     msvcrt!("_set_invalid_parameter_handler"),
     msvcrt!("_controlfp"),
     msvcrt!("_fpreset"),
-    // msvcrt (platform/msvcrt_format.c)
     // msvcrt (platform/msvcrt_math.c)
     msvcrt!("sin"),
     msvcrt!("cos"),

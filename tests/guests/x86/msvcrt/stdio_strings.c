@@ -378,6 +378,15 @@ static void interpreter(void)
     say(line);
 }
 
+/* Thread-local data: mingw's __thread goes through libgcc's emulated TLS (TlsAlloc and friends). */
+static __thread unsigned tls_counter = 40;
+
+__attribute__((noinline)) static unsigned tls_bump(unsigned by)
+{
+    tls_counter += by;
+    return tls_counter;
+}
+
 int main(int argc, char **argv)
 {
 #ifdef _WIN32
@@ -395,6 +404,9 @@ int main(int argc, char **argv)
     files();
     standard_input();
     interpreter();
+    tls_bump(1);
+    sprintf(line, "tls: %u\n", tls_bump(1));
+    say(line);
     printf("done checksum=%08x failures=%d\n", checksum, failures);
     return failures ? 1 : 0;
 }
