@@ -15,7 +15,6 @@
 
 /* ---------------------------------------------------------------- host part (libc) */
 
-#include <errno.h>
 #include <fcntl.h>
 #include <fenv.h>
 #include <setjmp.h>
@@ -34,13 +33,24 @@ static uint8_t *rpt_host_reserve(uint64_t size)
 	return p == MAP_FAILED ? NULL : (uint8_t *)p;
 }
 
+/* errno without <errno.h>, which needs the target's <asm/errno.h> (Debian has none for LoongArch):
+ * glibc's errno is this function on every target, and Linux numbers these errors alike on x86-64,
+ * AArch64 and LoongArch (asm-generic). */
+extern int *__errno_location(void);
+#define RPT_ERRNO (*__errno_location())
+enum {
+	RPT_E_PERM = 1, RPT_E_NOENT = 2, RPT_E_INTR = 4, RPT_E_ACCES = 13, RPT_E_EXIST = 17, RPT_E_NOTDIR = 20,
+	RPT_E_ISDIR = 21, RPT_E_INVAL = 22, RPT_E_NFILE = 23, RPT_E_MFILE = 24, RPT_E_ROFS = 30,
+	RPT_E_NAMETOOLONG = 36, RPT_E_NOTEMPTY = 39, RPT_E_LOOP = 40
+};
+
 uint64_t rpt_host_write(int fd, const void *bytes, uint64_t len)
 {
 	const uint8_t *p = (const uint8_t *)bytes;
 	uint64_t done = 0;
 	while (done < len) {
 		ssize_t n = write(fd, p + done, (size_t)(len - done));
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && RPT_ERRNO == RPT_E_INTR)
 			continue;
 		if (n <= 0)
 			break;
@@ -53,7 +63,7 @@ int64_t rpt_host_read(int fd, void *bytes, uint64_t len)
 {
 	for (;;) {
 		ssize_t n = read(fd, bytes, (size_t)len);
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && RPT_ERRNO == RPT_E_INTR)
 			continue;
 		return n;
 	}
@@ -74,29 +84,29 @@ int rpt_host_error(void)
 static int rpt_host_fail(int err)
 {
 	switch (err) {
-	case ENOENT:
-	case ENOTDIR:
+	case RPT_E_NOENT:
+	case RPT_E_NOTDIR:
 		rpt_host_last_error = RPT_HOST_ERROR_NOT_FOUND;
 		break;
-	case EACCES:
-	case EPERM:
-	case ELOOP:
-	case EROFS:
+	case RPT_E_ACCES:
+	case RPT_E_PERM:
+	case RPT_E_LOOP:
+	case RPT_E_ROFS:
 		rpt_host_last_error = RPT_HOST_ERROR_ACCESS;
 		break;
-	case EEXIST:
-	case ENOTEMPTY:
+	case RPT_E_EXIST:
+	case RPT_E_NOTEMPTY:
 		rpt_host_last_error = RPT_HOST_ERROR_EXISTS;
 		break;
-	case EISDIR:
+	case RPT_E_ISDIR:
 		rpt_host_last_error = RPT_HOST_ERROR_IS_DIRECTORY;
 		break;
-	case EMFILE:
-	case ENFILE:
+	case RPT_E_MFILE:
+	case RPT_E_NFILE:
 		rpt_host_last_error = RPT_HOST_ERROR_TOO_MANY;
 		break;
-	case EINVAL:
-	case ENAMETOOLONG:
+	case RPT_E_INVAL:
+	case RPT_E_NAMETOOLONG:
 		rpt_host_last_error = RPT_HOST_ERROR_INVALID;
 		break;
 	default:
@@ -128,10 +138,10 @@ static int rpt_host_parent(const char *path, char last[RPT_HOST_PATH_MAX])
 {
 	int dir = rpt_host_sandbox();
 	if (dir < 0)
-		return rpt_host_fail(errno);
+		return rpt_host_fail(RPT_ERRNO);
 	dir = dup(dir);
 	if (dir < 0)
-		return rpt_host_fail(errno);
+		return rpt_host_fail(RPT_ERRNO);
 	const char *p = path;
 	for (;;) {
 		size_t n = 0;
@@ -147,7 +157,7 @@ static int rpt_host_parent(const char *path, char last[RPT_HOST_PATH_MAX])
 		if (!p[n])
 			return dir;
 		int next = openat(dir, last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int err = errno;
+		int err = RPT_ERRNO;
 		close(dir);
 		if (next < 0)
 			return rpt_host_fail(err);
@@ -172,7 +182,7 @@ int rpt_host_open(const char *path, unsigned flags)
 	if (flags & RPT_OPEN_EXCLUSIVE)
 		mode |= O_EXCL;
 	int fd = openat(dir, last, mode | O_NOFOLLOW | O_CLOEXEC, 0666);
-	int err = errno;
+	int err = RPT_ERRNO;
 	close(dir);
 	if (fd < 0)
 		return rpt_host_fail(err);
@@ -188,14 +198,14 @@ int rpt_host_open(const char *path, unsigned flags)
 
 int rpt_host_close(int fd)
 {
-	return close(fd) == 0 ? 0 : rpt_host_fail(errno);
+	return close(fd) == 0 ? 0 : rpt_host_fail(RPT_ERRNO);
 }
 
 int64_t rpt_host_seek(int fd, int64_t offset, int whence)
 {
 	int how = whence == RPT_SEEK_CUR ? SEEK_CUR : whence == RPT_SEEK_END ? SEEK_END : SEEK_SET;
 	off_t at = lseek(fd, (off_t)offset, how);
-	return at < 0 ? rpt_host_fail(errno) : (int64_t)at;
+	return at < 0 ? rpt_host_fail(RPT_ERRNO) : (int64_t)at;
 }
 
 int rpt_host_remove(const char *path)
@@ -206,7 +216,7 @@ int rpt_host_remove(const char *path)
 		return -1;
 	/* unlinkat removes a symbolic link itself, never its target. */
 	int r = unlinkat(dir, last, 0);
-	int err = errno;
+	int err = RPT_ERRNO;
 	close(dir);
 	return r == 0 ? 0 : rpt_host_fail(err);
 }
@@ -223,7 +233,7 @@ int rpt_host_rename(const char *from, const char *to)
 		return -1;
 	}
 	int r = renameat(from_dir, from_last, to_dir, to_last);
-	int err = errno;
+	int err = RPT_ERRNO;
 	close(from_dir);
 	close(to_dir);
 	return r == 0 ? 0 : rpt_host_fail(err);
@@ -246,7 +256,7 @@ int64_t rpt_host_realtime_ns(void)
 void rpt_host_sleep_ns(uint64_t ns)
 {
 	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+	while (nanosleep(&ts, &ts) != 0 && RPT_ERRNO == RPT_E_INTR) {
 	}
 }
 
