@@ -196,3 +196,45 @@ fn the_c_parts_compile_cleanly_and_behave() {
     // 100000 bytes take two granules.
     assert_eq!(&lines[1..], ["10100000", "10120000", "10101000", "00000001"]);
 }
+
+/// The platform's C reaches the host only through the runtime, so it must compile for every host
+/// rpt targets, not just this one (the freestanding LoongArch host included).
+#[test]
+fn the_platform_compiles_for_every_host() {
+    let dir = common::scratch("platform-hosts");
+    let runtime_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../framework/runtime/c");
+    std::fs::create_dir_all(dir.join("runtime")).expect("mkdir runtime");
+    std::fs::create_dir_all(dir.join("guest")).expect("mkdir guest");
+    std::fs::copy(runtime_dir.join("rpt_runtime.h"), dir.join("runtime/rpt_runtime.h"))
+        .expect("copy the runtime header");
+    std::fs::write(dir.join("cpu.h"), cpu_header()).expect("write cpu.h");
+    let sources = X86Pe
+        .runtime_sources("win32-console", &Default::default())
+        .expect("sources");
+    for src in &sources {
+        std::fs::write(dir.join(&src.path), &src.contents).expect("write guest source");
+    }
+    for target in ["x86_64-linux-gnu", "aarch64-linux-gnu", "loongarch64-linux-gnu"] {
+        for src in sources.iter().filter(|s| s.path.ends_with(".c")) {
+            common::run_tool(
+                Command::new("clang-19")
+                    .arg(format!("--target={target}"))
+                    .args([
+                        "-O2",
+                        "-fno-strict-aliasing",
+                        "-std=c11",
+                        "-Wall",
+                        "-Wextra",
+                        "-Werror",
+                        "-c",
+                        "-I",
+                    ])
+                    .arg(&dir)
+                    .arg(dir.join(&src.path))
+                    .arg("-o")
+                    .arg(dir.join("out.o")),
+                "the platform test needs clang-19",
+            );
+        }
+    }
+}
