@@ -299,8 +299,9 @@ fn printf_quirks_that_only_msvcrt_has() {
     fs::remove_dir_all(&sandbox).ok();
 }
 
-/// mingw's own printf (guest code) formats through x87 instructions (`fld m80`, `fstp`, `fxam`,
-/// `fnstcw`/`fldcw`, ...), which the x86 lifter gains with the x87 work. Until it can lift them,
+/// mingw's own printf (guest code: `__mingw_pformat` and its `__pformat_*` helpers) moves and
+/// classifies the value through the x87 (`fld` m32/m64/m80, `fstp` m64/m80/st(0), `fxam`,
+/// `fnstsw ax`), which the x86 lifter gains with the x87 work. Until it can lift them,
 /// recompiling fails, and this test checks that x87 instructions are the only thing missing;
 /// once they lift, the full three-way comparison runs.
 #[test]

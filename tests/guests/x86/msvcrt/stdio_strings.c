@@ -378,6 +378,23 @@ static void interpreter(void)
     say(line);
 }
 
+/* setjmp again and again in one activation, each time jumped back to at once. */
+static void setjmp_in_a_loop(void)
+{
+    jmp_buf again;
+    volatile int total = 0, rounds = 0;
+    char line[80];
+    for (volatile int i = 0; i < 6; i++) {
+        int got = setjmp(again);
+        if (got == 0)
+            longjmp(again, i + 10);
+        total += got;
+        rounds++;
+    }
+    sprintf(line, "loop: rounds=%d total=%d\n", rounds, total);
+    say(line);
+}
+
 /* Thread-local data: mingw's __thread goes through libgcc's emulated TLS (TlsAlloc and friends). */
 static __thread unsigned tls_counter = 40;
 
@@ -404,6 +421,7 @@ int main(int argc, char **argv)
     files();
     standard_input();
     interpreter();
+    setjmp_in_a_loop();
     tls_bump(1);
     sprintf(line, "tls: %u\n", tls_bump(1));
     say(line);
