@@ -165,11 +165,14 @@ struct rpt_spec {
 	char type;
 };
 
-/* A converted value as pieces: sign and prefix, then zero padding, body, extra zeros, suffix. */
+/* A converted value as pieces: sign and prefix, then zero padding, zeros the precision asks for,
+ * body, extra zeros, suffix. The body holds at most a double's exact expansion: 309 integer
+ * digits, a point and 1074 fraction digits. */
 struct rpt_piece {
 	char head[4]; /* sign and "0x" */
 	uint32_t head_len;
-	char body[1200];
+	int32_t zeros_before; /* an integer's precision zeros */
+	char body[1400];
 	uint32_t body_len;
 	int32_t zeros_after; /* zeros after the body (a long %f fraction) */
 	char tail[8];       /* exponent */
@@ -179,13 +182,14 @@ struct rpt_piece {
 
 static void rpt_emit_piece(struct rpt_fmt_sink *sink, const struct rpt_spec *s, const struct rpt_piece *p)
 {
-	int32_t len = (int32_t)(p->head_len + p->body_len + p->tail_len) + p->zeros_after;
+	int32_t len = (int32_t)(p->head_len + p->body_len + p->tail_len) + p->zeros_before + p->zeros_after;
 	int32_t pad = s->width > len ? s->width - len : 0;
 	if (!s->left && !(s->zero && p->zero_pad_ok))
 		rpt_put_repeat(sink, ' ', pad);
 	rpt_put(sink, p->head, p->head_len);
 	if (!s->left && s->zero && p->zero_pad_ok)
 		rpt_put_repeat(sink, '0', pad);
+	rpt_put_repeat(sink, '0', p->zeros_before);
 	rpt_put(sink, p->body, p->body_len);
 	rpt_put_repeat(sink, '0', p->zeros_after);
 	rpt_put(sink, p->tail, p->tail_len);
@@ -228,8 +232,7 @@ static void rpt_format_integer(struct rpt_fmt_sink *sink, const struct rpt_spec 
 	int32_t min_digits = s->precision >= 0 ? s->precision : 1;
 	if (s->alt && s->type == 'o' && v != 0 && (int32_t)n >= min_digits)
 		min_digits = (int32_t)n + 1;
-	for (int32_t i = (int32_t)n; i < min_digits; i++)
-		rpt_body_char(&p, '0');
+	p.zeros_before = min_digits > (int32_t)n ? min_digits - (int32_t)n : 0;
 	while (n > 0)
 		rpt_body_char(&p, digits[--n]);
 	rpt_emit_piece(sink, s, &p);

@@ -57,11 +57,12 @@ int rpt_guest_finish(struct cpu *c)
 	return (int)c->eax;
 }
 
-/* No exit reason is handled here: the runtime reports every one with its guest address. */
+/* No exit reason is handled here: the runtime reports every one with its guest address. What the
+ * guest wrote to buffered streams before is written out first, so the output shows how far it got. */
 int rpt_guest_on_exit(struct cpu *c, uint64_t pc, int reason)
 {
-	(void)c;
 	(void)pc;
 	(void)reason;
+	rpt_x86_platform_finish(c);
 	return 0;
 }

@@ -99,6 +99,11 @@ int main(void)
     }
     total += (unsigned)print_double("max: %.0f\n", edges[8]);
     print_double("tiny: %.40e\n", edges[10]);
+    /* Every digit of the longest expansions: 2^-1074 has 751 significant digits, 1074 after the point. */
+    print_double("long: %.1080f\n", edges[10]);
+    print_double("long: %.760e\n", edges[10]);
+    print_double("long: %.800g\n", edges[3]);
+    printf("long: [%.300d][%-310.300x|]\n", -42, 255u);
     for (unsigned i = 0; i < 120; i++) {
         u64 d = random_double();
         printf("rand %3u:", i);
