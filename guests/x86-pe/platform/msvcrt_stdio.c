@@ -26,6 +26,10 @@
 
 RPT_MSVCRT(__iob_func);
 RPT_MSVCRT(fopen);
+RPT_MSVCRT(freopen);
+RPT_MSVCRT(tmpfile);
+RPT_MSVCRT(tmpnam);
+RPT_MSVCRT(system);
 RPT_MSVCRT(fclose);
 RPT_MSVCRT(fflush);
 RPT_MSVCRT(fread);
@@ -412,60 +416,75 @@ void rpt_win32_msvcrt___iob_func(struct cpu *restrict c)
 	rpt_win32_return_cdecl(c, RPT_DATA_IOB);
 }
 
-/* FILE *fopen(const char *path, const char *mode) */
-void rpt_win32_msvcrt_fopen(struct cpu *restrict c)
+/* Parses an fopen mode ("r", "wb", "a+t", ...); 0 on success, -1 (errno EINVAL) for a bad one. */
+static int rpt_parse_mode(uint32_t mode, unsigned *flags, int *readable, int *writable, int *text)
 {
-	uint32_t path = rpt_win32_arg(c, 0), mode = rpt_win32_arg(c, 1);
-	char host_path[RPT_SANDBOX_PATH_MAX];
-	unsigned flags = 0;
-	int readable = 0, writable = 0;
-	int text = (rpt_load_u32_le(RPT_DATA_FMODE) & RPT_O_BINARY) == 0;
+	*readable = *writable = 0;
+	*text = (rpt_load_u32_le(RPT_DATA_FMODE) & RPT_O_BINARY) == 0;
 	uint8_t m = rpt_load_u8_le(mode);
 	if (m == 'r') {
-		flags = RPT_OPEN_READ;
-		readable = 1;
+		*flags = RPT_OPEN_READ;
+		*readable = 1;
 	} else if (m == 'w') {
-		flags = RPT_OPEN_WRITE | RPT_OPEN_CREATE | RPT_OPEN_TRUNCATE;
-		writable = 1;
+		*flags = RPT_OPEN_WRITE | RPT_OPEN_CREATE | RPT_OPEN_TRUNCATE;
+		*writable = 1;
 	} else if (m == 'a') {
-		flags = RPT_OPEN_WRITE | RPT_OPEN_CREATE | RPT_OPEN_APPEND;
-		writable = 1;
+		*flags = RPT_OPEN_WRITE | RPT_OPEN_CREATE | RPT_OPEN_APPEND;
+		*writable = 1;
 	} else {
 		rpt_msvcrt_set_errno(RPT_EINVAL);
-		rpt_win32_return_cdecl(c, 0);
-		return;
+		return -1;
 	}
 	for (uint32_t i = 1; (m = rpt_load_u8_le(mode + i)) != 0; i++) {
 		if (m == '+') {
-			flags |= RPT_OPEN_READ | RPT_OPEN_WRITE;
-			readable = writable = 1;
+			*flags |= RPT_OPEN_READ | RPT_OPEN_WRITE;
+			*readable = *writable = 1;
 		} else if (m == 'b') {
-			text = 0;
+			*text = 0;
 		} else if (m == 't') {
-			text = 1;
+			*text = 1;
 		}
 		/* msvcrt's other letters (c, n, S, R, T, D) are hints without effect here. */
 	}
-	uint32_t index = 3;
-	while (index < RPT_MSVCRT_STREAMS && rpt_streams[index].open)
-		index++;
-	if (index == RPT_MSVCRT_STREAMS) {
-		rpt_msvcrt_set_errno(RPT_EMFILE);
-		rpt_win32_return_cdecl(c, 0);
-		return;
-	}
-	if (rpt_sandbox_path(path, host_path) != 0) {
-		rpt_win32_return_cdecl(c, 0);
-		return;
-	}
+	return 0;
+}
+
+/* Opens the guest path into stream `index`; 0 on success, -1 with errno set. */
+static int rpt_open_into(uint32_t index, uint32_t path, uint32_t mode)
+{
+	char host_path[RPT_SANDBOX_PATH_MAX];
+	unsigned flags;
+	int readable, writable, text;
+	if (rpt_parse_mode(mode, &flags, &readable, &writable, &text) != 0 || rpt_sandbox_path(path, host_path) != 0)
+		return -1;
 	int fd = rpt_host_open(host_path, flags);
 	if (fd < 0) {
 		rpt_msvcrt_errno_from_host();
+		return -1;
+	}
+	rpt_stream_open(index, fd, readable, writable, text);
+	return 0;
+}
+
+/* The first free stream after stdin, stdout and stderr, or -1 (errno EMFILE). */
+static int rpt_free_stream(void)
+{
+	for (uint32_t i = 3; i < RPT_MSVCRT_STREAMS; i++)
+		if (!rpt_streams[i].open)
+			return (int)i;
+	rpt_msvcrt_set_errno(RPT_EMFILE);
+	return -1;
+}
+
+/* FILE *fopen(const char *path, const char *mode) */
+void rpt_win32_msvcrt_fopen(struct cpu *restrict c)
+{
+	int index = rpt_free_stream();
+	if (index < 0 || rpt_open_into((uint32_t)index, rpt_win32_arg(c, 0), rpt_win32_arg(c, 1)) != 0) {
 		rpt_win32_return_cdecl(c, 0);
 		return;
 	}
-	rpt_stream_open(index, fd, readable, writable, text);
-	rpt_win32_return_cdecl(c, rpt_msvcrt_stream_addr(index));
+	rpt_win32_return_cdecl(c, rpt_msvcrt_stream_addr((uint32_t)index));
 }
 
 static int rpt_stream_close(uint32_t index)
@@ -477,6 +496,93 @@ static int rpt_stream_close(uint32_t index)
 	s->open = 0;
 	rpt_stream_sync(index);
 	return r;
+}
+
+/* FILE *freopen(const char *path, const char *mode, FILE *f): the same FILE, now on another file. */
+void rpt_win32_msvcrt_freopen(struct cpu *restrict c)
+{
+	uint32_t path = rpt_win32_arg(c, 0), mode = rpt_win32_arg(c, 1), file = rpt_win32_arg(c, 2);
+	rpt_stream_of(file);
+	uint32_t index = (uint32_t)rpt_msvcrt_stream_index(file);
+	rpt_stream_close(index);
+	rpt_win32_return_cdecl(c, rpt_open_into(index, path, mode) == 0 ? file : 0);
+}
+
+/* FILE *tmpfile(void): a new file in the sandbox, removed at once so that it vanishes when closed. */
+static uint32_t rpt_temp_counter;
+
+static void rpt_temp_name(char *out)
+{
+	static const char prefix[] = "rpt-tmp-";
+	uint32_t n = ++rpt_temp_counter, k = 0;
+	for (; prefix[k]; k++)
+		out[k] = prefix[k];
+	char digits[12];
+	uint32_t d = 0;
+	do {
+		digits[d++] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	while (d)
+		out[k++] = digits[--d];
+	out[k++] = '.';
+	out[k++] = 't';
+	out[k++] = 'm';
+	out[k++] = 'p';
+	out[k] = 0;
+}
+
+void rpt_win32_msvcrt_tmpfile(struct cpu *restrict c)
+{
+	int index = rpt_free_stream();
+	if (index < 0) {
+		rpt_win32_return_cdecl(c, 0);
+		return;
+	}
+	for (int attempt = 0; attempt < 1000; attempt++) {
+		char name[32];
+		rpt_temp_name(name);
+		int fd = rpt_host_open(name, RPT_OPEN_READ | RPT_OPEN_WRITE | RPT_OPEN_CREATE | RPT_OPEN_EXCLUSIVE);
+		if (fd < 0 && rpt_host_error() == RPT_HOST_ERROR_EXISTS)
+			continue;
+		if (fd < 0)
+			break;
+		rpt_host_remove(name);
+		rpt_stream_open((uint32_t)index, fd, 1, 1, 0);
+		rpt_win32_return_cdecl(c, rpt_msvcrt_stream_addr((uint32_t)index));
+		return;
+	}
+	rpt_msvcrt_errno_from_host();
+	rpt_win32_return_cdecl(c, 0);
+}
+
+/* char *tmpnam(char *buf): a name in the sandbox's root that no file has yet. */
+void rpt_win32_msvcrt_tmpnam(struct cpu *restrict c)
+{
+	uint32_t buf = rpt_win32_arg(c, 0);
+	char name[32];
+	for (int attempt = 0; attempt < 1000; attempt++) {
+		rpt_temp_name(name);
+		int fd = rpt_host_open(name, RPT_OPEN_READ);
+		if (fd < 0)
+			break;
+		rpt_host_close(fd);
+	}
+	uint32_t out = buf ? buf : RPT_DATA_TMPNAM;
+	rpt_store_u8_le(out, '\\');
+	rpt_guest_store_string(out + 1, name);
+	rpt_win32_return_cdecl(c, out);
+}
+
+/* int system(const char *command): there is no command interpreter, and system(NULL) says so. */
+void rpt_win32_msvcrt_system(struct cpu *restrict c)
+{
+	if (!rpt_win32_arg(c, 0)) {
+		rpt_win32_return_cdecl(c, 0);
+		return;
+	}
+	rpt_msvcrt_set_errno(RPT_ENOENT);
+	rpt_win32_return_cdecl(c, 0xffffffffu);
 }
 
 void rpt_win32_msvcrt_fclose(struct cpu *restrict c)

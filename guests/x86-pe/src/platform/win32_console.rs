@@ -181,6 +181,10 @@ const IMPORTS: &[ImportImpl] = &[
     // msvcrt (platform/msvcrt_stdio.c)
     msvcrt!("__iob_func"),
     msvcrt!("fopen"),
+    msvcrt!("freopen"),
+    msvcrt!("tmpfile"),
+    msvcrt!("tmpnam"),
+    msvcrt!("system"),
     msvcrt!("fclose"),
     msvcrt!("fflush"),
     msvcrt!("fread"),

@@ -227,6 +227,24 @@ static void files(void)
     fseek(f, 0, SEEK_END);
     long size = ftell(f);
     fclose(f);
+    /* freopen moves a FILE to another file; tmpfile leaves nothing behind. */
+    FILE *moving = fopen("sample-a.txt", "wb");
+    moving = freopen("sample-b.txt", "wb", moving);
+    fputs("moved", moving);
+    fclose(moving);
+    FILE *temp = tmpfile();
+    fputs("temporary", temp);
+    rewind(temp);
+    char temp_text[16] = "";
+    fgets(temp_text, sizeof temp_text, temp);
+    fclose(temp);
+    moving = fopen("sample-b.txt", "rb");
+    char moved_text[16] = "";
+    fgets(moved_text, sizeof moved_text, moving);
+    fclose(moving);
+    int a_left = remove("sample-a.txt") == 0, b_left = remove("sample-b.txt") == 0;
+    sprintf(line, "files: reopened=[%s] a=%d b=%d temp=[%s]\n", moved_text, a_left, b_left, temp_text);
+    say(line);
     FILE *missing = fopen("sample-data.txt", "rb");
     int removed = remove("sample-renamed.txt");
     FILE *gone = fopen("sample-renamed.txt", "rb");
