@@ -4,6 +4,7 @@
 //! status pass through `rpt run` untouched.
 
 mod builtin;
+mod hosts;
 mod progress;
 mod recompile;
 
@@ -36,9 +37,12 @@ pub enum ProgressMode {
 pub struct RecompileArgs {
     /// The recipe (a .ron file).
     pub recipe: PathBuf,
-    /// Build for this host instead of the recipe's.
+    /// Build for this host instead of the recipe's (`rpt hosts` lists them).
     #[arg(long)]
     pub host: Option<String>,
+    /// Build for this CPU model of the host instead of the recipe's or the host's default.
+    #[arg(long)]
+    pub host_cpu: Option<String>,
     /// Where generations go (default: `gen/` beside the recipe's `recipes/` folder).
     #[arg(long)]
     pub gen_dir: Option<PathBuf>,
@@ -65,6 +69,9 @@ enum Command {
         #[arg(last = true)]
         guest_args: Vec<String>,
     },
+    /// List the hosts, their CPU models with L1I geometry, and whether this machine can build for
+    /// and run each (scripts/host-matrix.sh runs every sample on every host).
+    Hosts,
 }
 
 fn main() -> ExitCode {
@@ -72,6 +79,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Recompile { args } => recompile::recompile(&args).map(|_| ExitCode::SUCCESS),
         Command::Run { args, guest_args } => recompile::run(&args, &guest_args),
+        Command::Hosts => {
+            print!("{}", hosts::listing());
+            Ok(ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,

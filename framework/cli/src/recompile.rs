@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow};
-use rpt_api::{HostPlugin, SourceFile};
+use rpt_api::{CEnvironment, HostPlugin, Purpose, SourceFile};
 use rpt_archive::{Manifest, PassEntry, PluginEntry, hash_bytes, hash_files};
 use rpt_build::{CompileJob, ObjectCache, Toolchain};
-use rpt_core::{RptDb, Session};
+use rpt_core::{ResolvedHost, RptDb, Session};
 
 use crate::progress::Bars;
 use crate::{RecompileArgs, builtin};
@@ -59,14 +59,9 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
         .map(|s| s.to_string_lossy().into_owned())
         .ok_or_else(|| anyhow!("{}: a recipe file needs a name", recipe_path.display()))?;
     let registry = builtin::registry();
-    let host_name = args.host.clone().unwrap_or_else(|| recipe.host.clone());
-    let host = registry.host(&host_name).cloned().ok_or_else(|| {
-        anyhow!(
-            "{}: unknown host `{host_name}` (known: {})",
-            recipe_path.display(),
-            registry.host_names().join(", ")
-        )
-    })?;
+    let (recipe, host) = select_host(recipe_path, recipe, args, &registry)?;
+    let host_name = recipe.host.clone();
+    rpt_build::check_requirements(&host_name, &host.plugin.requirements(), Purpose::Build)?;
     let guest_info = registry.guest(&recipe.guest).map(|g| g.info());
 
     let db = RptDb::new(registry.clone());
@@ -86,7 +81,15 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     if src_dir.exists() {
         fs::remove_dir_all(&src_dir).with_context(|| format!("clearing {}", src_dir.display()))?;
     }
-    let runtime_files: Vec<SourceFile> = rpt_runtime::sources();
+    // The runtime, and for a host without a C library the shim that stands in for it.
+    let runtime_files: Vec<SourceFile> = match &host.environment {
+        CEnvironment::Libc => rpt_runtime::sources(),
+        CEnvironment::Freestanding { shim } => {
+            let mut files = rpt_runtime::freestanding_sources();
+            files.extend(shim.iter().cloned());
+            files
+        }
+    };
     for file in &generation.files {
         write_file(&src_dir.join(&file.path), file.contents.as_bytes())?;
     }
@@ -121,7 +124,7 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
             hash: info.hash.clone(),
         });
     }
-    let host_info = host.info();
+    let host_info = host.plugin.info();
     plugins.push(PluginEntry {
         kind: "host".into(),
         name: host_info.name.clone(),
@@ -149,8 +152,7 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
         key_extra.push_str(&format!("{}:{}={}\n", p.kind, p.name, p.hash));
     }
 
-    let mut settings = host.compiler();
-    settings.cflags.extend(recipe.compiler.cflags.iter().cloned());
+    let settings = host.compiler.clone();
     let toolchain = Toolchain::probe(settings.clone())?;
     let cache_dir = args.cache_dir.clone().unwrap_or_else(ObjectCache::default_dir);
     let cache = ObjectCache::open(cache_dir)?;
@@ -188,6 +190,12 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     rpt_build::link(&toolchain, &report.objects, &binary)?;
     let link_time = link_started.elapsed();
     bars.clear();
+    // Generated code, the runtime and the shims are meant to compile warning-free with -Wall on
+    // every host; a warning is rpt's bug, so it is shown rather than hidden.
+    for warning in &report.warnings {
+        eprintln!("rpt: warning: the C compiler warned about generated code (a bug in rpt, please report it):");
+        eprintln!("{warning}");
+    }
 
     // The manifest hashes sources and binary; objects are a cache, not part of the generation.
     let files = hash_files(&gen_dir)?
@@ -214,7 +222,12 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     manifest.write(&gen_dir)?;
 
     let stats = &generation.stats;
-    eprintln!("rpt: recompiled {} for {host_name}", recipe_path.display());
+    eprintln!(
+        "rpt: recompiled {} for {host_name} ({}, L1I {})",
+        recipe_path.display(),
+        host.desc.cpu,
+        host.desc.l1i
+    );
     eprintln!("  functions lifted: {}, shards: {}", stats.functions, stats.shards);
     eprintln!("  objects: {} compiled, {} reused", report.compiled, report.reused);
     let mut times: Vec<String> = stats
@@ -229,12 +242,62 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     for note in &generation.notes {
         eprintln!("  note at {:#010x}: {}", note.addr.0, note.message);
     }
-    Ok(Recompiled { binary, host })
+    Ok(Recompiled {
+        binary,
+        host: host.plugin,
+    })
+}
+
+/// The recipe as this run builds it, and its resolved host.
+///
+/// `--host` replaces the recipe's host; the recipe's `host_cpu` and `l1i` describe the recipe's own
+/// host, so they are dropped (with a note) when `--host` names another. `--host-cpu` sets the model.
+/// The digest and the generation directory follow the recipe returned here, so generations for
+/// different hosts of one recipe live side by side.
+fn select_host(
+    recipe_path: &Path,
+    mut recipe: rpt_recipe::Recipe,
+    args: &RecompileArgs,
+    registry: &rpt_core::Registry,
+) -> Result<(rpt_recipe::Recipe, ResolvedHost)> {
+    let mut from_recipe = (args.host.is_none(), args.host_cpu.is_none());
+    if let Some(host) = &args.host
+        && *host != recipe.host
+    {
+        if recipe.host_cpu.is_some() || recipe.l1i.is_some() {
+            eprintln!(
+                "rpt: note: --host {host} replaces the recipe's host `{}`, so its host_cpu and l1i do not apply",
+                recipe.host
+            );
+        }
+        recipe.host = host.clone();
+        recipe.host_cpu = None;
+        recipe.l1i = None;
+        from_recipe.0 = false;
+    }
+    if let Some(cpu) = &args.host_cpu {
+        recipe.host_cpu = Some(cpu.clone());
+    }
+    let host = rpt_core::resolve_host(registry, &recipe).map_err(|e| {
+        // An unknown name that came from the recipe is reported at its line.
+        let field = match &e {
+            rpt_core::CoreError::UnknownHost { .. } if from_recipe.0 => Some("host"),
+            rpt_core::CoreError::UnknownCpuModel { .. } if from_recipe.1 => Some("host_cpu"),
+            _ => None,
+        };
+        let location = field
+            .and_then(|f| fs::read_to_string(recipe_path).ok().and_then(|t| rpt_recipe::locate(&t, f)))
+            .map(|l| format!(":{l}"))
+            .unwrap_or_default();
+        anyhow!("{}{location}: {e}", recipe_path.display())
+    })?;
+    Ok((recipe, host))
 }
 
 /// Recompiles, then runs the binary with the guest's arguments; its exit status becomes rpt's.
 pub fn run(args: &RecompileArgs, guest_args: &[String]) -> Result<ExitCode> {
     let built = recompile(args)?;
+    rpt_build::check_requirements(&built.host.info().name, &built.host.requirements(), Purpose::Run)?;
     let status = rpt_build::run(&built.host.runner(), &built.binary, guest_args)?;
     let code = match status.code() {
         Some(code) => code,

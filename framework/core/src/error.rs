@@ -24,6 +24,16 @@ pub enum CoreError {
         /// Registered hosts, comma-separated.
         known: String,
     },
+    /// The recipe names a CPU model its host does not know.
+    #[error("host `{host}` has no CPU model `{cpu}` (known: {known}; `rpt hosts` describes them)")]
+    UnknownCpuModel {
+        /// The host.
+        host: String,
+        /// The model the recipe names.
+        cpu: String,
+        /// The host's models, comma-separated.
+        known: String,
+    },
     /// The recipe names a pass that is not registered.
     #[error("unknown pass `{name}` (known: {known})")]
     UnknownPass {

@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 pub use digest::{DIGEST_FORMAT, canonical_form, digest, sha256_hex};
 pub use error::{Location, RecipeError};
 pub use schema::{
-    CompilerOverrides, DEFAULT_HOST, DEFAULT_SHARDS, MAX_SHARDS, Override, ParamValue, PassConfig, PluginCrate, Recipe,
+    CacheGeometry, CompilerOverrides, DEFAULT_HOST, DEFAULT_SHARDS, MAX_SHARDS, Override, ParamValue, PassConfig,
+    PluginCrate, Recipe,
 };
 
 /// A recipe read from disk together with its guest image, whose hash has been checked.
@@ -94,6 +95,12 @@ pub fn load(path: &Path) -> Result<LoadedRecipe, RecipeError> {
         image_path,
         image,
     })
+}
+
+/// Where the field `path` (such as `host_cpu` or `passes[2].name`) is written in recipe `text`, for
+/// errors found after parsing (an unknown CPU model, say) that should still name a line and column.
+pub fn locate(text: &str, path: &str) -> Option<Location> {
+    locate::FieldLocations::scan(text).get(path)
 }
 
 /// ron's message for a parse error, reworded for the schema errors users meet most.

@@ -35,6 +35,13 @@ pub struct Recipe {
     /// The host plugin the C is compiled for.
     #[serde(default = "default_host")]
     pub host: String,
+    /// The host's CPU model (optional; default: the host plugin's first model), e.g. `"cortex-a72"`.
+    /// It sets the L1I geometry passes see and the tuning flags; `rpt hosts` lists the models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cpu: Option<String>,
+    /// The host's L1 instruction cache (optional), overriding the CPU model's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l1i: Option<CacheGeometry>,
     /// Guest addresses where execution may begin, besides the entry the image's header names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub entry_points: Vec<u64>,
@@ -56,6 +63,18 @@ pub struct Recipe {
     /// Plugin crates to build and load besides the built-in plugins.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub plugins: Vec<PluginCrate>,
+}
+
+/// An L1 instruction cache's geometry, as a recipe overrides it: `l1i: (size: 49152, ways: 3, line: 64)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheGeometry {
+    /// Total size in bytes.
+    pub size: u32,
+    /// Associativity.
+    pub ways: u32,
+    /// Line size in bytes.
+    pub line: u32,
 }
 
 /// A guest function replaced by a C function, guarded by a hash of the function's original bytes.

@@ -505,3 +505,72 @@ fn sha256_hex_matches_a_known_value() {
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     );
 }
+
+#[test]
+fn host_cpu_and_l1i_parse_and_default_to_absent() {
+    let r = parse(path(), &minimal("")).expect("parses");
+    assert_eq!((r.host_cpu.as_deref(), r.l1i), (None, None));
+    let r = parse(
+        path(),
+        &minimal("host: \"aarch64\", host_cpu: \"cortex-a72\", l1i: (size: 49152, ways: 3, line: 64)"),
+    )
+    .expect("parses");
+    assert_eq!(r.host_cpu.as_deref(), Some("cortex-a72"));
+    assert_eq!(
+        r.l1i,
+        Some(CacheGeometry {
+            size: 49152,
+            ways: 3,
+            line: 64
+        })
+    );
+}
+
+#[test]
+fn host_cpu_and_l1i_are_in_the_digest_only_when_given() {
+    let base = digest(&parse(path(), &minimal("")).expect("parses"), HASH_A);
+    let with = |extra: &str| digest(&parse(path(), &minimal(extra)).expect("parses"), HASH_A);
+    let a72 = with("host_cpu: \"cortex-a72\"");
+    let m1 = with("host_cpu: \"apple-m1\"");
+    let geometry = with("l1i: (size: 65536, ways: 4, line: 64)");
+    let other_geometry = with("l1i: (size: 65536, ways: 2, line: 64)");
+    let all = [&base, &a72, &m1, &geometry, &other_geometry];
+    for (i, a) in all.iter().enumerate() {
+        for b in &all[i + 1..] {
+            assert_ne!(a, b);
+        }
+    }
+    let form = canonical_form(
+        &parse(path(), &minimal("host_cpu: \"apple-m1\", l1i: (size: 65536, ways: 4, line: 64)")).expect("parses"),
+        HASH_A,
+    );
+    assert!(form.contains("host_cpu \"apple-m1\"\nl1i 65536 4 64\n"), "{form}");
+}
+
+#[test]
+fn a_bad_l1i_points_at_the_field() {
+    for (geometry, why) in [
+        ("(size: 0, ways: 4, line: 64)", "positive"),
+        ("(size: 49152, ways: 3, line: 48)", "power of two"),
+        ("(size: 50000, ways: 3, line: 64)", "multiple of ways * line"),
+        ("(size: 36864, ways: 3, line: 64)", "192 sets"),
+    ] {
+        let text = format!("{}\n    l1i: {geometry},\n)", minimal("").trim_end_matches(')'));
+        let e = parse(path(), &text).expect_err(geometry);
+        assert_eq!(line_column(&e), Some((2, 5)), "{e}");
+        assert!(e.to_string().contains(why), "{geometry}: {e}");
+    }
+    let e = parse(path(), &minimal("l1i: (size: 49152, ways: 3)")).expect_err("line is required");
+    assert!(e.to_string().contains("missing field `line`"), "{e}");
+}
+
+#[test]
+fn an_empty_host_cpu_is_refused_and_locate_finds_fields() {
+    let text = format!("{}\n  host_cpu: \" \",\n)", minimal("").trim_end_matches(')'));
+    let e = parse(path(), &text).expect_err("empty cpu");
+    assert_eq!(line_column(&e), Some((2, 3)), "{e}");
+    let text = format!("{}\n  host_cpu: \"zen9\",\n)", minimal("").trim_end_matches(')'));
+    let location = locate(&text, "host_cpu").expect("host_cpu is written");
+    assert_eq!((location.line, location.column), (2, 3));
+    assert_eq!(locate(&text, "l1i"), None);
+}

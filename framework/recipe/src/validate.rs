@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::error::RecipeError;
 use crate::locate::FieldLocations;
-use crate::schema::{MAX_SHARDS, Recipe};
+use crate::schema::{CacheGeometry, MAX_SHARDS, Recipe};
 
 /// Checks `recipe`, parsed from `text` in the file `path`; the first broken rule is the error.
 pub(crate) fn validate(path: &Path, text: &str, recipe: &Recipe) -> Result<(), RecipeError> {
@@ -28,6 +28,17 @@ pub(crate) fn validate(path: &Path, text: &str, recipe: &Recipe) -> Result<(), R
         if value.trim().is_empty() {
             return Err(fail(field.into(), format!("`{field}` must not be empty")));
         }
+    }
+    if recipe.host_cpu.as_ref().is_some_and(|cpu| cpu.trim().is_empty()) {
+        return Err(fail(
+            "host_cpu".into(),
+            "`host_cpu` must name a CPU model (`rpt hosts` lists them) or be left out".into(),
+        ));
+    }
+    if let Some(l1i) = &recipe.l1i
+        && let Err(why) = check_cache(l1i)
+    {
+        return Err(fail("l1i".into(), format!("`l1i`: {why}")));
     }
     if recipe.image.as_os_str().is_empty() {
         return Err(fail("image".into(), "`image` must name the guest image file".into()));
@@ -103,6 +114,31 @@ pub(crate) fn validate(path: &Path, text: &str, recipe: &Recipe) -> Result<(), R
                 format!("plugin {} is listed twice", plugin.path.display()),
             ));
         }
+    }
+    Ok(())
+}
+
+/// The rules of a real set-associative cache, as cachegrind's `--I1=size,assoc,line` needs them: all
+/// positive, a power-of-two line size, and a size of exactly `sets * ways * line` with a power-of-two
+/// number of sets.
+fn check_cache(c: &CacheGeometry) -> Result<(), String> {
+    let found = format!("size: {}, ways: {}, line: {}", c.size, c.ways, c.line);
+    if c.size == 0 || c.ways == 0 || c.line == 0 {
+        return Err(format!("size, ways and line must all be positive, found ({found})"));
+    }
+    if !c.line.is_power_of_two() {
+        return Err(format!("the line size must be a power of two, found ({found})"));
+    }
+    let way_bytes = u64::from(c.ways) * u64::from(c.line);
+    let size = u64::from(c.size);
+    if size % way_bytes != 0 {
+        return Err(format!("the size must be a multiple of ways * line, found ({found})"));
+    }
+    let sets = size / way_bytes;
+    if !sets.is_power_of_two() {
+        return Err(format!(
+            "({found}) has {sets} sets; the number of sets, size / (ways * line), must be a power of two"
+        ));
     }
     Ok(())
 }

@@ -1,71 +1,11 @@
 /*
  * rpt_runtime.c - start-up, guest memory, dispatch, exits and rounding helpers (see docs/c-abi.md).
  *
- * The file has two parts. The host part at the top is the only code that uses libc (mmap,
- * write, exit, fenv); a freestanding host (LoongArch) replaces just those few functions.
- * The portable part below it uses nothing but the host part and compiler builtins.
+ * Nothing here uses libc: the operating system is reached only through the host primitives of
+ * rpt_host.h, which runtime/rpt_host_libc.c implements on a C library and a freestanding host's
+ * shim implements with raw system calls. Everything else is plain C and compiler builtins.
  */
-/* mmap's MAP_ANONYMOUS and MAP_NORESERVE are not ISO C; ask for them before any header. */
-#define _DEFAULT_SOURCE 1
-
 #include "cpu.h"
-
-/* ---------------------------------------------------------------- host part (libc) */
-
-#include <fenv.h>
-#include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
-/* Reserves `size` bytes of zeroed, lazily committed memory; NULL on failure. */
-static uint8_t *rpt_host_reserve(uint64_t size)
-{
-	void *p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	return p == MAP_FAILED ? NULL : (uint8_t *)p;
-}
-
-static void rpt_host_write(int fd, const char *text, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, text, len);
-		if (n <= 0)
-			return;
-		text += n;
-		len -= (size_t)n;
-	}
-}
-
-/* exit() rather than _exit(): it flushes stdio buffers a platform's C part may have filled. */
-static _Noreturn void rpt_host_exit(int status)
-{
-	exit(status);
-}
-
-static int rpt_host_get_rounding(void)
-{
-	return fegetround();
-}
-
-static void rpt_host_set_rounding(int host_mode)
-{
-	fesetround(host_mode);
-}
-
-static int rpt_host_rounding_of(int mode)
-{
-	switch (mode) {
-	case RPT_ROUND_ZERO:
-		return FE_TOWARDZERO;
-	case RPT_ROUND_UP:
-		return FE_UPWARD;
-	case RPT_ROUND_DOWN:
-		return FE_DOWNWARD;
-	default:
-		return FE_TONEAREST;
-	}
-}
-
-/* ---------------------------------------------------------------- portable part */
 
 uint8_t *rpt_mem;
 
@@ -80,9 +20,28 @@ static size_t rpt_strlen(const char *s)
 	return n;
 }
 
+size_t rpt_write(int fd, const void *buf, size_t len)
+{
+	const uint8_t *bytes = buf;
+	size_t done = 0;
+	while (done < len) {
+		int64_t n = rpt_host_write(fd, bytes + done, len - done);
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	return done;
+}
+
+int64_t rpt_read(int fd, void *buf, size_t len)
+{
+	int64_t n = rpt_host_read(fd, buf, len);
+	return n < 0 ? -1 : n;
+}
+
 void rpt_write_stderr(const char *text)
 {
-	rpt_host_write(2, text, rpt_strlen(text));
+	rpt_write(2, text, rpt_strlen(text));
 }
 
 /* Appends `0x` and at least eight hex digits of `v` to `out` at `*pos` (no libc printf). */
@@ -144,7 +103,7 @@ _Noreturn void rpt_exit(struct cpu *c, uint64_t pc, int reason)
 	rpt_append(msg, sizeof msg, &pos, ": ");
 	rpt_append(msg, sizeof msg, &pos, rpt_exit_reason_name(reason));
 	rpt_append(msg, sizeof msg, &pos, "\n");
-	rpt_host_write(2, msg, pos);
+	rpt_write(2, msg, pos);
 	rpt_process_exit(125);
 }
 
@@ -156,7 +115,7 @@ _Noreturn void rpt_unreachable(struct cpu *c, uint64_t function)
 	rpt_append(msg, sizeof msg, &pos, "rpt: reached code marked unreachable in the function at ");
 	rpt_append_hex(msg, sizeof msg, &pos, function);
 	rpt_append(msg, sizeof msg, &pos, "\n");
-	rpt_host_write(2, msg, pos);
+	rpt_write(2, msg, pos);
 	rpt_process_exit(125);
 }
 
@@ -197,7 +156,7 @@ static _Noreturn void rpt_fail_start(const char *what, uint64_t addr)
 	rpt_append(msg, sizeof msg, &pos, what);
 	rpt_append_hex(msg, sizeof msg, &pos, addr);
 	rpt_append(msg, sizeof msg, &pos, "\n");
-	rpt_host_write(2, msg, pos);
+	rpt_write(2, msg, pos);
 	rpt_process_exit(125);
 }
 
@@ -242,7 +201,7 @@ int main(int argc, char **argv)
 #define RPT_ROUNDED2(type, mode, a, b, op)                         \
 	do {                                                       \
 		int saved_ = rpt_host_get_rounding();              \
-		rpt_host_set_rounding(rpt_host_rounding_of(mode)); \
+		rpt_host_set_rounding(mode);                       \
 		volatile type a_ = (a), b_ = (b);                  \
 		volatile type result_ = a_ op b_;                  \
 		rpt_host_set_rounding(saved_);                     \
@@ -252,7 +211,7 @@ int main(int argc, char **argv)
 #define RPT_ROUNDED1(type, from, mode, a, expr)                    \
 	do {                                                       \
 		int saved_ = rpt_host_get_rounding();              \
-		rpt_host_set_rounding(rpt_host_rounding_of(mode)); \
+		rpt_host_set_rounding(mode);                       \
 		volatile from x_ = (a);                            \
 		volatile type result_ = expr;                      \
 		rpt_host_set_rounding(saved_);                     \

@@ -4,13 +4,15 @@
  * Included by the generated cpu.h after it defines RPT_GUEST_ADDRESS_BITS and
  * RPT_GUEST_BIG_ENDIAN, so everything here can depend on the guest's memory model.
  * Plain C11 plus clang/GCC builtins; no libc header is needed by anything in this file,
- * so a freestanding host only has to supply the few functions rpt_runtime.c calls.
+ * so a freestanding host only has to supply the host primitives of rpt_host.h.
  */
 #ifndef RPT_RUNTIME_H
 #define RPT_RUNTIME_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "rpt_host.h"
 
 #ifndef RPT_GUEST_ADDRESS_BITS
 #error "include cpu.h, which defines RPT_GUEST_ADDRESS_BITS before including rpt_runtime.h"
@@ -74,21 +76,20 @@ enum {
 	RPT_EXIT_INVALID_OPCODE = 5
 };
 
-/* Rounding modes, numbered in the order of rpt_ir::Rounding (without `dynamic`). */
-enum {
-	RPT_ROUND_NEAREST = 0,
-	RPT_ROUND_ZERO = 1,
-	RPT_ROUND_UP = 2,
-	RPT_ROUND_DOWN = 3
-};
-
 /* Dispatch and exits (rpt_runtime.c). */
 rpt_fn rpt_lookup(uint64_t pc);
 rpt_fn rpt_resolve(struct cpu *c, uint64_t pc);
 void rpt_dispatch(struct cpu *c, uint64_t pc);
 _Noreturn void rpt_exit(struct cpu *c, uint64_t pc, int reason);
 _Noreturn void rpt_unreachable(struct cpu *c, uint64_t function);
+
+/* The services guest C parts use instead of libc, so they build on every host (docs/c-abi.md, "Host primitives"). */
 _Noreturn void rpt_process_exit(int status);
+/* Writes all `len` bytes to host file descriptor `fd`, retrying short writes; returns how many were written. */
+size_t rpt_write(int fd, const void *buf, size_t len);
+/* Reads up to `len` bytes from host file descriptor `fd`: the count (0 at end of file), or -1 on error. */
+int64_t rpt_read(int fd, void *buf, size_t len);
+/* Writes a NUL-terminated message to standard error. */
 void rpt_write_stderr(const char *text);
 
 /* Supplied by the guest's C part. */

@@ -15,27 +15,10 @@
  *   never been handed out before, so it is still the zero-filled, lazily committed reservation;
  *   it is not cleared again (that would commit every page of a large reservation).
  *   A commit inside an earlier allocation returns the page it names. VirtualFree only says yes.
+ * - The operating system is reached only through the runtime's host primitives (rpt_write,
+ *   rpt_process_exit), never libc, so the platform builds on freestanding hosts too.
  */
 #include "cpu.h"
-
-/* ---------------------------------------------------------------- host part (libc) */
-
-#include <unistd.h>
-
-/* Writes all of `len` bytes unless the host refuses; returns how many were written. */
-static uint32_t rpt_win32_host_write(int fd, const uint8_t *bytes, uint32_t len)
-{
-	uint32_t done = 0;
-	while (done < len) {
-		ssize_t n = write(fd, bytes + done, len - done);
-		if (n <= 0)
-			break;
-		done += (uint32_t)n;
-	}
-	return done;
-}
-
-/* ---------------------------------------------------------------- portable part */
 
 #define RPT_WIN32_CMDLINE_ADDR 0x7ffe0000u
 #define RPT_WIN32_CMDLINE_SIZE 0x10000u
@@ -168,7 +151,7 @@ void rpt_win32_KERNEL32_WriteFile(struct cpu *restrict c)
 	/* The guest buffer is contiguous in host memory unless it wraps past 4 GiB; clip it there. */
 	if ((uint64_t)buf + len > (uint64_t)1 << 32)
 		len = (uint32_t)(((uint64_t)1 << 32) - buf);
-	uint32_t done = rpt_win32_host_write(fd, rpt_mem + buf, len);
+	uint32_t done = (uint32_t)rpt_write(fd, rpt_mem + buf, len);
 	if (written_ptr != 0)
 		rpt_store_u32_le(written_ptr, done);
 	rpt_win32_return(c, 5, done == len ? 1u : 0u);
