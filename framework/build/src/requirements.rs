@@ -78,3 +78,70 @@ fn is_executable(path: &Path) -> bool {
         path.is_file()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+
+    use rpt_api::{Needed, Purpose, Requirement};
+
+    use super::check_with_path;
+    use crate::BuildError;
+
+    fn requirement(needed: Needed, package: &str, purpose: Purpose) -> Requirement {
+        Requirement {
+            needed,
+            package: package.into(),
+            purpose,
+        }
+    }
+
+    #[test]
+    fn a_missing_file_or_command_names_its_package() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let present = dir.path().join("libc.a");
+        std::fs::write(&present, "").expect("write");
+        let tool = dir.path().join("qemu-fake");
+        std::fs::write(&tool, "#!/bin/sh\n").expect("write");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        let path = Some(OsString::from(dir.path()));
+        let reqs = vec![
+            requirement(Needed::File(present.display().to_string()), "libc-dev-x", Purpose::Build),
+            requirement(Needed::File("/nonexistent/crt1.o".into()), "libc-dev-y", Purpose::Build),
+            requirement(Needed::Command("cc-missing".into()), "cc-pkg", Purpose::Build),
+            requirement(Needed::Command("qemu-fake".into()), "qemu-user", Purpose::Run),
+            requirement(Needed::Command("qemu-gone".into()), "qemu-user", Purpose::Run),
+        ];
+        let err = check_with_path("h", &reqs, Purpose::Build, path.clone()).expect_err("two are missing");
+        let BuildError::Missing { missing, .. } = &err else {
+            panic!("unexpected error {err}")
+        };
+        assert_eq!(missing.len(), 2);
+        let text = err.to_string();
+        for part in [
+            "host `h`: cannot build for it",
+            "/nonexistent/crt1.o (package libc-dev-y)",
+            "the command `cc-missing` (package cc-pkg) are missing",
+            "apt-get install cc-pkg libc-dev-y",
+        ] {
+            assert!(text.contains(part), "{part:?} not in {text}");
+        }
+        let err = check_with_path("h", &reqs, Purpose::Run, path.clone()).expect_err("qemu-gone is missing");
+        assert!(
+            err.to_string()
+                .contains("cannot run what was built for it on this machine: the command `qemu-gone` (package qemu-user) is missing; install with `apt-get install qemu-user`"),
+            "{err}"
+        );
+        assert!(check_with_path("h", &reqs[..1], Purpose::Build, path.clone()).is_ok());
+        assert!(check_with_path("h", &reqs[3..4], Purpose::Run, path).is_ok());
+        // A command that is a plain file without execute permission does not count.
+        let not_executable = dir.path().join("plain");
+        std::fs::write(&not_executable, "").expect("write");
+        let reqs = [requirement(Needed::Command("plain".into()), "p", Purpose::Run)];
+        assert!(check_with_path("h", &reqs, Purpose::Run, Some(OsString::from(dir.path()))).is_err());
+    }
+}

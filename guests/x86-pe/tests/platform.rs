@@ -140,7 +140,7 @@ fn the_c_parts_compile_cleanly_and_behave() {
     let runtime_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../framework/runtime/c");
     std::fs::create_dir_all(dir.join("runtime")).expect("mkdir runtime");
     std::fs::create_dir_all(dir.join("guest")).expect("mkdir guest");
-    for f in ["rpt_runtime.h", "rpt_runtime.c"] {
+    for f in ["rpt_runtime.h", "rpt_host.h", "rpt_runtime.c", "rpt_host_libc.c"] {
         std::fs::copy(runtime_dir.join(f), dir.join("runtime").join(f))
             .unwrap_or_else(|e| panic!("the runtime's {f} (framework/runtime/c) is needed: {e}"));
     }
@@ -173,6 +173,7 @@ fn the_c_parts_compile_cleanly_and_behave() {
     }
     compile("fake_guest.c", &strict, &mut objects);
     compile("runtime/rpt_runtime.c", &[], &mut objects);
+    compile("runtime/rpt_host_libc.c", &[], &mut objects);
     let exe = dir.join("fake.exe");
     common::run_tool(
         Command::new("clang-19").args(&objects).arg("-o").arg(&exe).arg("-lm"),
