@@ -18,7 +18,11 @@ fn ci_samples_reproduce_their_oracles_on_every_host_side_by_side() {
     for sample in samples.iter().filter(|s| s.ci) {
         let scratch = tempfile::tempdir().expect("scratch");
         let expected = matrix::run_oracle(sample, scratch.path()).unwrap_or_else(|e| panic!("{}: {e}", sample.recipe));
-        assert!(!expected.stdout.is_empty(), "{}: the oracle printed nothing", sample.recipe);
+        assert!(
+            !expected.stdout.is_empty(),
+            "{}: the oracle printed nothing",
+            sample.recipe
+        );
         for host in HOSTS {
             if let Verdict::Fail(why) = matrix::run_on_host(sample, host, &expected, &gen_dir, &cache) {
                 failures.push(format!("{} on {host}: {why}", sample.recipe));
@@ -32,7 +36,10 @@ fn ci_samples_reproduce_their_oracles_on_every_host_side_by_side() {
             .and_then(|f| f.strip_suffix(".ron"))
             .expect("a .ron recipe");
         let mut suffixes = BTreeSet::new();
-        for entry in fs::read_dir(gen_dir.join(stem)).expect("the recipe's generations").flatten() {
+        for entry in fs::read_dir(gen_dir.join(stem))
+            .expect("the recipe's generations")
+            .flatten()
+        {
             let name = entry.file_name().to_string_lossy().into_owned();
             let (digest, host) = name.split_at(16);
             assert!(digest.bytes().all(|b| b.is_ascii_hexdigit()), "{name}");
@@ -79,7 +86,10 @@ fn every_guest_has_a_ci_sample_and_the_readme_lists_every_sample() {
         }
     }
     // The table is exactly what the driver would write for these rows.
-    assert!(readme.contains(&matrix::render_table(&rows)), "the table is not in the driver's format");
+    assert!(
+        readme.contains(&matrix::render_table(&rows)),
+        "the table is not in the driver's format"
+    );
 }
 
 #[test]

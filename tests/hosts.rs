@@ -72,15 +72,28 @@ fn a_recipes_cpu_model_and_l1i_shape_the_generation() {
 #[test]
 fn an_unknown_cpu_model_is_named_at_its_recipe_line() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let recipe = demo_recipe(dir.path(), "bad", "    host: \"aarch64\",\n    host_cpu: \"cortex-a99\",\n");
-    let out = rpt_in("recompile", &recipe, &dir.path().join("gen"), &dir.path().join("cache"), &[]);
+    let recipe = demo_recipe(
+        dir.path(),
+        "bad",
+        "    host: \"aarch64\",\n    host_cpu: \"cortex-a99\",\n",
+    );
+    let out = rpt_in(
+        "recompile",
+        &recipe,
+        &dir.path().join("gen"),
+        &dir.path().join("cache"),
+        &[],
+    );
     let stderr = stderr_of(&out);
     assert!(!out.status.success());
     assert!(
         stderr.contains(&format!("{recipe}:8:5: host `aarch64` has no CPU model `cortex-a99`")),
         "{stderr}"
     );
-    assert!(stderr.contains("known: cortex-a72, cortex-a76, cortex-a53, apple-m1"), "{stderr}");
+    assert!(
+        stderr.contains("known: cortex-a72, cortex-a76, cortex-a53, apple-m1"),
+        "{stderr}"
+    );
     // The same through the command line names no line, since the recipe is not at fault.
     let recipe = demo_recipe(dir.path(), "good", "");
     let out = rpt_in(

@@ -17,7 +17,7 @@ impl CacheGeometry {
     /// The number of sets (`size / (ways * line)`), or `None` when the three do not fit together.
     pub fn sets(&self) -> Option<u32> {
         let way_bytes = self.ways.checked_mul(self.line)?;
-        (way_bytes > 0 && self.size % way_bytes == 0).then(|| self.size / way_bytes)
+        (way_bytes > 0 && self.size.is_multiple_of(way_bytes)).then(|| self.size / way_bytes)
     }
 
     /// Checks that the geometry describes a real set-associative cache: every number positive, the
@@ -43,7 +43,7 @@ impl CacheGeometry {
 impl std::fmt::Display for CacheGeometry {
     /// `48 KiB, 3-way, 64-byte lines` (sizes that are not whole KiB in bytes).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.size % 1024 == 0 {
+        if self.size.is_multiple_of(1024) {
             write!(f, "{} KiB", self.size / 1024)?;
         } else {
             write!(f, "{} bytes", self.size)?;
@@ -190,5 +190,37 @@ impl HostDesc {
             l1i: model.l1i,
             ..self.clone()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CacheGeometry;
+
+    fn geometry(size: u32, ways: u32, line: u32) -> CacheGeometry {
+        CacheGeometry { size, ways, line }
+    }
+
+    #[test]
+    fn real_caches_pass_and_impossible_ones_say_why() {
+        assert_eq!(geometry(48 * 1024, 3, 64).check(), Ok(()));
+        assert_eq!(geometry(48 * 1024, 3, 64).sets(), Some(256));
+        assert_eq!(geometry(192 * 1024, 6, 128).check(), Ok(()));
+        for (bad, why) in [
+            (geometry(0, 4, 64), "positive"),
+            (geometry(32768, 4, 48), "power of two, found 48"),
+            (geometry(40000, 4, 64), "multiple of ways * line"),
+            (geometry(36 * 1024, 3, 64), "192 sets"),
+        ] {
+            let err = bad.check().expect_err("impossible geometry");
+            assert!(err.contains(why), "{bad:?}: {err}");
+        }
+        assert_eq!(geometry(u32::MAX, u32::MAX, 2).sets(), None);
+    }
+
+    #[test]
+    fn geometry_displays_in_kib_where_it_can() {
+        assert_eq!(geometry(49152, 3, 64).to_string(), "48 KiB, 3-way, 64-byte lines");
+        assert_eq!(geometry(1536, 3, 64).to_string(), "1536 bytes, 3-way, 64-byte lines");
     }
 }

@@ -110,7 +110,11 @@ mod tests {
         }
         let path = Some(OsString::from(dir.path()));
         let reqs = vec![
-            requirement(Needed::File(present.display().to_string()), "libc-dev-x", Purpose::Build),
+            requirement(
+                Needed::File(present.display().to_string()),
+                "libc-dev-x",
+                Purpose::Build,
+            ),
             requirement(Needed::File("/nonexistent/crt1.o".into()), "libc-dev-y", Purpose::Build),
             requirement(Needed::Command("cc-missing".into()), "cc-pkg", Purpose::Build),
             requirement(Needed::Command("qemu-fake".into()), "qemu-user", Purpose::Run),

@@ -40,7 +40,10 @@ fn describe(out: &mut String, name: &str, host: &dyn HostPlugin) {
         desc.pointer_bits,
         if desc.big_endian { "big" } else { "little" }
     );
-    let _ = writeln!(out, "  CPU models (recipe `host_cpu`, or --host-cpu; the first is the default):");
+    let _ = writeln!(
+        out,
+        "  CPU models (recipe `host_cpu`, or --host-cpu; the first is the default):"
+    );
     let models = host.cpu_models();
     let width = models.iter().map(|m| m.name.len()).max().unwrap_or(0);
     for model in &models {

@@ -286,7 +286,11 @@ fn select_host(
             _ => None,
         };
         let location = field
-            .and_then(|f| fs::read_to_string(recipe_path).ok().and_then(|t| rpt_recipe::locate(&t, f)))
+            .and_then(|f| {
+                fs::read_to_string(recipe_path)
+                    .ok()
+                    .and_then(|t| rpt_recipe::locate(&t, f))
+            })
             .map(|l| format!(":{l}"))
             .unwrap_or_default();
         anyhow!("{}{location}: {e}", recipe_path.display())

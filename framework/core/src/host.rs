@@ -38,13 +38,16 @@ pub fn resolve_host(registry: &Registry, recipe: &Recipe) -> Result<ResolvedHost
     let mut desc = plugin.desc();
     let mut compiler = plugin.compiler();
     let model = match &recipe.host_cpu {
-        Some(cpu) => Some(models.iter().find(|m| &m.name == cpu).ok_or_else(|| {
-            CoreError::UnknownCpuModel {
-                host: recipe.host.clone(),
-                cpu: cpu.clone(),
-                known: models.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", "),
-            }
-        })?),
+        Some(cpu) => Some(
+            models
+                .iter()
+                .find(|m| &m.name == cpu)
+                .ok_or_else(|| CoreError::UnknownCpuModel {
+                    host: recipe.host.clone(),
+                    cpu: cpu.clone(),
+                    known: models.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", "),
+                })?,
+        ),
         // The default model is the one `desc()` describes.
         None => models.first(),
     };

@@ -117,7 +117,9 @@ fn a_named_model_and_an_l1i_override_change_the_description() {
 
 #[test]
 fn unknown_models_and_hosts_list_what_is_known() {
-    let err = resolve_host(&registry(), &recipe("host_cpu: \"huge\"")).err().expect("unknown model");
+    let err = resolve_host(&registry(), &recipe("host_cpu: \"huge\""))
+        .err()
+        .expect("unknown model");
     assert_eq!(
         err,
         CoreError::UnknownCpuModel {

@@ -541,7 +541,11 @@ fn host_cpu_and_l1i_are_in_the_digest_only_when_given() {
         }
     }
     let form = canonical_form(
-        &parse(path(), &minimal("host_cpu: \"apple-m1\", l1i: (size: 65536, ways: 4, line: 64)")).expect("parses"),
+        &parse(
+            path(),
+            &minimal("host_cpu: \"apple-m1\", l1i: (size: 65536, ways: 4, line: 64)"),
+        )
+        .expect("parses"),
         HASH_A,
     );
     assert!(form.contains("host_cpu \"apple-m1\"\nl1i 65536 4 64\n"), "{form}");

@@ -131,7 +131,7 @@ fn check_cache(c: &CacheGeometry) -> Result<(), String> {
     }
     let way_bytes = u64::from(c.ways) * u64::from(c.line);
     let size = u64::from(c.size);
-    if size % way_bytes != 0 {
+    if !size.is_multiple_of(way_bytes) {
         return Err(format!("the size must be a multiple of ways * line, found ({found})"));
     }
     let sets = size / way_bytes;

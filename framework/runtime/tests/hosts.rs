@@ -226,7 +226,12 @@ fn run(host: &dyn HostPlugin, prog: &Path, mode: &str, stdin: &[u8]) -> (Option<
         .stderr(Stdio::piped())
         .spawn()
         .expect("the program (or its emulator) starts");
-    child.stdin.take().expect("stdin").write_all(stdin).expect("write stdin");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write stdin");
     let out = child.wait_with_output().expect("wait");
     (
         out.status.code(),
@@ -260,10 +265,20 @@ fn the_runtime_behaves_the_same_on_every_host() {
             "div_zero=0xbfd5555555555555",
             "mode_after=0x0000000000000000",
         ] {
-            assert!(rounding.contains(expected), "{name}: {expected} missing from\n{rounding}");
+            assert!(
+                rounding.contains(expected),
+                "{name}: {expected} missing from\n{rounding}"
+            );
         }
-        assert!(results[3].1.starts_with("some input that is longer than one buffer"), "{name}");
-        assert!(results[3].1.ends_with("read=0x0000000000000029\n"), "{name}: {}", results[3].1);
+        assert!(
+            results[3].1.starts_with("some input that is longer than one buffer"),
+            "{name}"
+        );
+        assert!(
+            results[3].1.ends_with("read=0x0000000000000029\n"),
+            "{name}: {}",
+            results[3].1
+        );
         assert_eq!(
             (results[4].0, results[4].2.as_str()),
             (

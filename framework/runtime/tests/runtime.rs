@@ -223,11 +223,21 @@ fn sources_are_at_their_contract_paths() {
             "runtime/rpt_host_libc.c"
         ]
     );
-    let freestanding: Vec<String> = rpt_runtime::freestanding_sources().into_iter().map(|f| f.path).collect();
+    let freestanding: Vec<String> = rpt_runtime::freestanding_sources()
+        .into_iter()
+        .map(|f| f.path)
+        .collect();
     assert_eq!(paths[..3], freestanding[..]);
     // Only the C-library part may include libc headers.
     for f in rpt_runtime::freestanding_sources() {
-        for header in ["<stdlib.h>", "<unistd.h>", "<fenv.h>", "<sys/mman.h>", "<stdio.h>", "<string.h>"] {
+        for header in [
+            "<stdlib.h>",
+            "<unistd.h>",
+            "<fenv.h>",
+            "<sys/mman.h>",
+            "<stdio.h>",
+            "<string.h>",
+        ] {
             assert!(!f.contents.contains(header), "{} includes {header}", f.path);
         }
     }

@@ -30,10 +30,7 @@ fn describes_aarch64_linux() {
         }
     );
     let requirements = host.requirements();
-    let packages: Vec<(&str, Purpose)> = requirements
-        .iter()
-        .map(|r| (r.package.as_str(), r.purpose))
-        .collect();
+    let packages: Vec<(&str, Purpose)> = requirements.iter().map(|r| (r.package.as_str(), r.purpose)).collect();
     for needed in [
         ("libc6-dev-arm64-cross", Purpose::Build),
         ("libgcc-12-dev-arm64-cross", Purpose::Build),
@@ -55,7 +52,10 @@ fn cpu_models_have_real_geometries_and_the_default_comes_first() {
     }
     // The Raspberry Pi 4's Cortex-A72: 48 KiB, 3 ways, 64-byte lines, 256 sets.
     assert_eq!(host.desc().l1i, models[0].l1i);
-    assert_eq!((models[0].l1i.size, models[0].l1i.ways, models[0].l1i.line), (49152, 3, 64));
+    assert_eq!(
+        (models[0].l1i.size, models[0].l1i.ways, models[0].l1i.line),
+        (49152, 3, 64)
+    );
     assert_eq!(models[0].l1i.sets(), Some(256));
 }
 

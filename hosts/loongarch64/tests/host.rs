@@ -27,7 +27,11 @@ fn describes_freestanding_loongarch64_linux() {
     assert_eq!(paths, ["host/start.c", "host/syscalls.c", "host/memory.c"]);
     let cc = host.compiler();
     for flag in ["-mno-lsx", "-ffreestanding", "-nostdlibinc", "-Wall"] {
-        assert!(cc.cflags.iter().any(|f| f == flag), "{flag} missing from {:?}", cc.cflags);
+        assert!(
+            cc.cflags.iter().any(|f| f == flag),
+            "{flag} missing from {:?}",
+            cc.cflags
+        );
     }
     assert!(cc.ldflags.iter().any(|f| f == "-nostdlib"), "{:?}", cc.ldflags);
     let requirements = host.requirements();

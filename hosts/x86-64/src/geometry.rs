@@ -34,8 +34,18 @@ pub fn cpu_models() -> Vec<CpuModel> {
             l1i_geometry(),
             &[],
         ),
-        model("skylake", "Intel Skylake and its successors", FALLBACK_L1I, &["-mtune=skylake"]),
-        model("znver3", "AMD Zen 3 (Ryzen 5000, EPYC 7003)", FALLBACK_L1I, &["-mtune=znver3"]),
+        model(
+            "skylake",
+            "Intel Skylake and its successors",
+            FALLBACK_L1I,
+            &["-mtune=skylake"],
+        ),
+        model(
+            "znver3",
+            "AMD Zen 3 (Ryzen 5000, EPYC 7003)",
+            FALLBACK_L1I,
+            &["-mtune=znver3"],
+        ),
     ]
 }
 

@@ -14,7 +14,10 @@ fn describes_x86_64_linux() {
     assert_eq!(info.name, "x86-64");
     assert_eq!(info.hash.len(), 64);
     let desc = host.desc();
-    assert_eq!((desc.triple.as_str(), desc.cpu.as_str()), ("x86_64-linux-gnu", "native"));
+    assert_eq!(
+        (desc.triple.as_str(), desc.cpu.as_str()),
+        ("x86_64-linux-gnu", "native")
+    );
     assert_eq!(
         (desc.pointer_bits, desc.gprs, desc.fprs, desc.big_endian),
         (64, 14, 16, false)

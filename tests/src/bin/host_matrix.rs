@@ -84,7 +84,11 @@ fn run(options: &Options) -> Result<bool, String> {
         if options.ci_only && !sample.ci {
             continue;
         }
-        if options.sample.as_ref().is_some_and(|s| !sample.recipe.contains(s.as_str())) {
+        if options
+            .sample
+            .as_ref()
+            .is_some_and(|s| !sample.recipe.contains(s.as_str()))
+        {
             continue;
         }
         let guest = sample.guest()?;
