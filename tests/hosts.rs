@@ -94,6 +94,21 @@ fn an_unknown_cpu_model_is_named_at_its_recipe_line() {
         stderr.contains("known: cortex-a72, cortex-a76, cortex-a53, apple-m1"),
         "{stderr}"
     );
+    let recipe = demo_recipe(dir.path(), "riscv", "    host: \"riscv64\",\n");
+    let out = rpt_in(
+        "recompile",
+        &recipe,
+        &dir.path().join("gen"),
+        &dir.path().join("cache"),
+        &[],
+    );
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains(&format!(
+            "{recipe}:7:5: unknown host `riscv64` (known: aarch64, loongarch64, x86-64)"
+        )),
+        "{stderr}"
+    );
     // The same through the command line names no line, since the recipe is not at fault.
     let recipe = demo_recipe(dir.path(), "good", "");
     let out = rpt_in(

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use rpt_api::{CEnvironment, CacheGeometry, CompilerSettings, HostDesc, HostPlugin};
 use rpt_recipe::Recipe;
 
-use crate::{CoreError, Registry};
+use crate::{CoreError, Db, Registry, Session};
 
 /// A host plugin as one recipe uses it.
 #[derive(Clone)]
@@ -70,4 +70,13 @@ pub fn resolve_host(registry: &Registry, recipe: &Recipe) -> Result<ResolvedHost
         compiler,
         environment,
     })
+}
+
+/// The host description passes read, for the session's recipe: a query, so a pass that reads it
+/// re-runs only when the description changes (salsa backdates an equal result after any other
+/// recipe edit). The CLI puts `--host` and `--host-cpu` into the session's recipe before the
+/// session is created, so this always describes the host the objects are built for.
+#[salsa::tracked(returns(ref))]
+pub fn host_desc(db: &dyn Db, s: Session) -> Result<HostDesc, CoreError> {
+    resolve_host(db.registry(), s.recipe(db)).map(|host| host.desc)
 }

@@ -21,7 +21,7 @@ mod registry;
 pub use db::{Db, FunctionId, RptDb, Session};
 pub use error::CoreError;
 pub use generate::{GeneratedFile, Generation, GenerationStats, Stage, generate};
-pub use host::{ResolvedHost, resolve_host};
+pub use host::{ResolvedHost, host_desc, resolve_host};
 pub use queries::{
     ProgramFacts, cpu_header, function_c, function_table_c, guest_image, image_c, lifted_function, listing_text,
     optimized_function, program_facts, shard_text,

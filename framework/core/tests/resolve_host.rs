@@ -134,3 +134,19 @@ fn unknown_models_and_hosts_list_what_is_known() {
     let err = resolve_host(&registry(), &r).err().expect("unknown host");
     assert_eq!(err.to_string(), "unknown host `vax` (known: fake)");
 }
+
+#[test]
+fn the_host_description_is_a_query_over_the_sessions_recipe() {
+    use salsa::Setter;
+    let mut db = rpt_core::RptDb::new(registry());
+    let session = rpt_core::Session::new(&db, recipe(""), Arc::from(Vec::new()), "r.lst".to_string());
+    assert_eq!(
+        rpt_core::host_desc(&db, session).as_ref().map(|d| d.cpu.clone()),
+        Ok("small".to_string())
+    );
+    session.set_recipe(&mut db).to(recipe("host_cpu: \"big\""));
+    assert_eq!(
+        rpt_core::host_desc(&db, session).as_ref().map(|d| d.l1i.size),
+        Ok(65536)
+    );
+}
