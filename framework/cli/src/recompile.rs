@@ -260,10 +260,10 @@ fn select_host(
     args: &RecompileArgs,
     registry: &rpt_core::Registry,
 ) -> Result<(rpt_recipe::Recipe, ResolvedHost)> {
-    let mut from_recipe = (args.host.is_none(), args.host_cpu.is_none());
-    if let Some(host) = &args.host
-        && *host != recipe.host
-    {
+    // Whether the host and CPU model names come from the recipe, so errors can point at its lines.
+    let host_from_recipe = args.host.as_ref().is_none_or(|h| *h == recipe.host);
+    let cpu_from_recipe = host_from_recipe && args.host_cpu.is_none();
+    if !host_from_recipe && let Some(host) = &args.host {
         if recipe.host_cpu.is_some() || recipe.l1i.is_some() {
             eprintln!(
                 "rpt: note: --host {host} replaces the recipe's host `{}`, so its host_cpu and l1i do not apply",
@@ -273,7 +273,6 @@ fn select_host(
         recipe.host = host.clone();
         recipe.host_cpu = None;
         recipe.l1i = None;
-        from_recipe.0 = false;
     }
     if let Some(cpu) = &args.host_cpu {
         recipe.host_cpu = Some(cpu.clone());
@@ -281,8 +280,8 @@ fn select_host(
     let host = rpt_core::resolve_host(registry, &recipe).map_err(|e| {
         // An unknown name that came from the recipe is reported at its line.
         let field = match &e {
-            rpt_core::CoreError::UnknownHost { .. } if from_recipe.0 => Some("host"),
-            rpt_core::CoreError::UnknownCpuModel { .. } if from_recipe.1 => Some("host_cpu"),
+            rpt_core::CoreError::UnknownHost { .. } if host_from_recipe => Some("host"),
+            rpt_core::CoreError::UnknownCpuModel { .. } if cpu_from_recipe => Some("host_cpu"),
             _ => None,
         };
         let location = field
