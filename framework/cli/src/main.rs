@@ -1,10 +1,12 @@
-//! The `rpt` command: recompile a recipe, run the result.
+//! The `rpt` command: recompile a recipe, run the result, archive and rebuild generations.
 //!
 //! rpt's own messages go to standard error; a guest's standard output and exit
 //! status pass through `rpt run` untouched.
 
+mod archive;
 mod builtin;
 mod progress;
+mod rebuild;
 mod recompile;
 
 use std::path::PathBuf;
@@ -65,6 +67,14 @@ enum Command {
         #[arg(last = true)]
         guest_args: Vec<String>,
     },
+    /// Copy a generation into archive/<recipe>/vN and make it the current version.
+    Promote(archive::PromoteArgs),
+    /// Move archive/<recipe>/CURRENT back (or to --to vK) without deleting anything.
+    Rollback(archive::RollbackArgs),
+    /// The archive: list, show, verify, diff and gc.
+    Archive(archive::ArchiveArgs),
+    /// Rebuild a generation (archive/<recipe>/vN) from its own sources and check the binary.
+    Build(rebuild::BuildArgs),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +82,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Recompile { args } => recompile::recompile(&args).map(|_| ExitCode::SUCCESS),
         Command::Run { args, guest_args } => recompile::run(&args, &guest_args),
+        Command::Promote(args) => archive::promote(&args),
+        Command::Rollback(args) => archive::rollback(&args),
+        Command::Archive(args) => archive::archive(&args),
+        Command::Build(args) => rebuild::build(&args),
     };
     match result {
         Ok(code) => code,
