@@ -62,7 +62,7 @@ pub struct Promoted {
     pub version: Version,
     /// The version that was current before.
     pub previous: Option<Version>,
-    /// An older version with the very same manifest, if there is one.
+    /// The oldest version with the very same manifest, if there is one.
     pub identical_to: Option<Version>,
     /// Files copied (besides the manifest).
     pub files: usize,
@@ -268,7 +268,9 @@ impl RecipeArchive {
         let previous = self.current()?;
         let mut identical_to = None;
         for version in self.versions()? {
-            if fs::read(self.version_dir(version).join(MANIFEST_FILE)).ok().as_deref() == Some(&manifest_bytes[..]) {
+            if identical_to.is_none()
+                && fs::read(self.version_dir(version).join(MANIFEST_FILE)).ok().as_deref() == Some(&manifest_bytes[..])
+            {
                 identical_to = Some(version);
             }
         }

@@ -115,7 +115,18 @@ fn recipe_name(recipe: &Path) -> Result<String> {
 
 /// Takes the archive lock, saying who holds it while waiting.
 fn lock(archive: &RecipeArchive) -> Result<ArchiveLock> {
-    match ArchiveLock::try_acquire(archive.dir())? {
+    let mut attempt = ArchiveLock::try_acquire(archive.dir())?;
+    // A holder writes its id just after taking the lock; give it a moment so the message can name it.
+    for _ in 0..10 {
+        match attempt {
+            LockAttempt::Held { pid: None, .. } => {
+                std::thread::sleep(Duration::from_millis(20));
+                attempt = ArchiveLock::try_acquire(archive.dir())?;
+            }
+            _ => break,
+        }
+    }
+    match attempt {
         LockAttempt::Acquired(lock) => Ok(lock),
         LockAttempt::Held { path, pid } => {
             let holder = pid.map_or_else(|| "another rpt process".to_string(), |pid| format!("rpt process {pid}"));
