@@ -27,7 +27,11 @@ impl Project {
         let root = workspace_root();
         fs::create_dir_all(dir.path().join("recipes/overrides")).expect("mkdir");
         fs::create_dir_all(dir.path().join("images")).expect("mkdir");
-        fs::copy(root.join("tests/guests/x86/demo.exe"), dir.path().join("images/demo.exe")).expect("copy image");
+        fs::copy(
+            root.join("tests/guests/x86/demo.exe"),
+            dir.path().join("images/demo.exe"),
+        )
+        .expect("copy image");
         fs::copy(
             root.join("recipes/overrides/demo_cb_add.c"),
             dir.path().join("recipes/overrides/demo_cb_add.c"),
@@ -162,7 +166,12 @@ fn assert_complete_copy(version: &Path, generation: &Path) {
         .unwrap_or_else(|| panic!("{} has no manifest.sha256", version.display()));
     let (_, hash) = found.remove(sidecar);
     let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
-    assert_eq!(names(&found), names(&expected), "{} is not a complete copy", version.display());
+    assert_eq!(
+        names(&found),
+        names(&expected),
+        "{} is not a complete copy",
+        version.display()
+    );
     assert!(found == expected, "{} differs from its generation", version.display());
     assert_eq!(
         String::from_utf8_lossy(&hash),
@@ -210,13 +219,19 @@ fn promote_rollback_verify_and_a_diff_that_shows_exactly_the_overridden_function
     let run = |g: &Path| Command::new(g.join("bin/demo-x86")).output().expect("binary runs");
     let (before, after) = (run(&plain), run(&overridden));
     assert!(!before.stdout.is_empty() && before.status.success());
-    assert_eq!(before.stdout, after.stdout, "the exact override must not change the output");
+    assert_eq!(
+        before.stdout, after.stdout,
+        "the exact override must not change the output"
+    );
     let out = p.rpt_ok(&["promote", "recipes/demo-x86.ron"]);
     assert!(stderr_of(&out).contains("CURRENT: v1 -> v2"), "{}", stderr_of(&out));
     assert_eq!(p.versions(), ["v1", "v2"]);
 
     let list = stdout_of(&p.rpt_ok(&["archive", "list"]));
-    assert!(list.contains("  v1 ") && list.contains("* v2 ") && list.contains("CURRENT"), "{list}");
+    assert!(
+        list.contains("  v1 ") && list.contains("* v2 ") && list.contains("CURRENT"),
+        "{list}"
+    );
     let show = stdout_of(&p.rpt_ok(&["archive", "show", "v2"]));
     assert!(show.contains("override 0x4014b0 \"demo_cb_add\""), "{show}");
 
@@ -225,10 +240,17 @@ fn promote_rollback_verify_and_a_diff_that_shows_exactly_the_overridden_function
     assert!(diff.contains("functions: 1 changed, 0 added, 0 removed"), "{diff}");
     let function_lines: Vec<&str> = diff
         .lines()
-        .filter(|l| l.trim_start().starts_with("changed f_") || l.trim_start().starts_with("added f_") || l.trim_start().starts_with("removed f_"))
+        .filter(|l| {
+            l.trim_start().starts_with("changed f_")
+                || l.trim_start().starts_with("added f_")
+                || l.trim_start().starts_with("removed f_")
+        })
         .collect();
     assert_eq!(function_lines, [format!("  changed {CB_ADD} (C, IR)")], "{diff}");
-    assert!(diff.contains("+\t__attribute__((musttail)) return demo_cb_add(c);"), "{diff}");
+    assert!(
+        diff.contains("+\t__attribute__((musttail)) return demo_cb_add(c);"),
+        "{diff}"
+    );
     assert!(diff.contains("+; replaced by the C function `demo_cb_add`"), "{diff}");
     assert!(diff.contains("added   src/overrides/demo_cb_add.c"), "{diff}");
     for field in ["recipe_digest:", "recipe_form:", "compile_units:"] {
@@ -240,7 +262,11 @@ fn promote_rollback_verify_and_a_diff_that_shows_exactly_the_overridden_function
     p.rpt_ok(&["rollback", "recipes/demo-x86.ron"]);
     assert_eq!(p.current().as_deref(), Some("v1\n"));
     let out = p.rpt(&["rollback", "recipes/demo-x86.ron"]);
-    assert!(stderr_of(&out).contains("v1 is the oldest version"), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("v1 is the oldest version"),
+        "{}",
+        stderr_of(&out)
+    );
     p.rpt_ok(&["rollback", "recipes/demo-x86.ron", "--to", "v2"]);
     assert_eq!(p.current().as_deref(), Some("v2\n"));
     p.rpt_ok(&["rollback", "recipes/demo-x86.ron"]);
@@ -325,7 +351,7 @@ fn a_promote_killed_at_random_points_never_leaves_a_partial_version_nor_loses_on
     let p = Project::new();
     let generation = p.recompile();
     p.rpt_ok(&["promote", "recipes/demo-x86.ron"]);
-    let mut rng = Rng(0x5eed_0f_a11_c0de);
+    let mut rng = Rng(0x0005_eed0_fa11_c0de);
     let (mut interrupted, mut completed) = (0, 0);
     let mut known = p.versions();
     for trial in 0..TRIALS {
@@ -357,26 +383,43 @@ fn a_promote_killed_at_random_points_never_leaves_a_partial_version_nor_loses_on
             versions.contains(&current.trim().to_string()),
             "trial {trial}: CURRENT names {current:?}, not one of {versions:?}"
         );
+        // A temporary version directory with files in it: this kill landed in the copy.
         let leftovers = fs::read_dir(p.archive())
             .expect("archive dir")
             .flatten()
-            .any(|e| e.file_name().to_string_lossy().starts_with(".tmp-"));
+            .any(|e| e.file_name().to_string_lossy().starts_with(".tmp-v") && !tree(&e.path()).is_empty());
         if leftovers {
             interrupted += 1;
         }
         if versions.len() > known.len() {
             completed += 1;
         }
-        eprintln!("trial {trial}: killed after {delay} ms, {status}, versions {versions:?}, left a temp dir: {leftovers}");
+        eprintln!(
+            "trial {trial}: killed after {delay} ms, {status}, versions {versions:?}, left a temp dir: {leftovers}"
+        );
+        // Every other trial, gc clears the leftovers (the others leave them for the next promote to
+        // clear); gc never removes a version.
+        if trial % 2 == 0 {
+            p.rpt_ok(&["archive", "gc"]);
+            assert_eq!(p.versions(), versions, "gc removed a version");
+        }
         known = versions;
     }
     eprintln!("{TRIALS} trials: {interrupted} killed mid-copy, {completed} made a version");
-    assert!(interrupted >= 5, "only {interrupted} of {TRIALS} kills landed in the copy; the test is not testing");
+    assert!(
+        interrupted >= 5,
+        "only {interrupted} of {TRIALS} kills landed in the copy; the test is not testing"
+    );
     // The next promote clears what the killed ones left and takes the next number.
     p.rpt_ok(&["promote", "recipes/demo-x86.ron"]);
     let versions = p.versions();
     assert_eq!(versions.len(), known.len() + 1);
-    assert!(!fs::read_dir(p.archive()).expect("archive dir").flatten().any(|e| e.file_name().to_string_lossy().starts_with(".tmp-")));
+    assert!(
+        !fs::read_dir(p.archive())
+            .expect("archive dir")
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
+    );
     let out = p.rpt_ok(&["archive", "verify"]);
     assert!(!stdout_of(&out).contains("problem"), "{}", stdout_of(&out));
 }
@@ -398,7 +441,10 @@ fn two_concurrent_promotes_make_two_complete_versions() {
     };
     let (first, second) = (spawn(), spawn());
     let (first_pid, second_pid) = (first.id(), second.id());
-    let (a, b) = (first.wait_with_output().expect("wait"), second.wait_with_output().expect("wait"));
+    let (a, b) = (
+        first.wait_with_output().expect("wait"),
+        second.wait_with_output().expect("wait"),
+    );
     assert!(a.status.success(), "{}", stderr_of(&a));
     assert!(b.status.success(), "{}", stderr_of(&b));
     assert_eq!(p.versions(), ["v1", "v2"]);
@@ -410,5 +456,10 @@ fn two_concurrent_promotes_make_two_complete_versions() {
     let waited = [(stderr_of(&a), second_pid), (stderr_of(&b), first_pid)]
         .iter()
         .any(|(stderr, other)| stderr.contains(&format!("is locked by rpt process {other}")));
-    assert!(waited, "neither promote reported the lock:\n{}\n{}", stderr_of(&a), stderr_of(&b));
+    assert!(
+        waited,
+        "neither promote reported the lock:\n{}\n{}",
+        stderr_of(&a),
+        stderr_of(&b)
+    );
 }

@@ -144,7 +144,12 @@ fn defined_name(line: &str, ir: bool) -> Option<String> {
 }
 
 /// Each function's paragraph in the generated files whose paths pass `pick`.
-fn functions_in(dir: &Path, m: &Manifest, pick: &dyn Fn(&str) -> bool, ir: bool) -> Result<BTreeMap<String, String>, ArchiveError> {
+fn functions_in(
+    dir: &Path,
+    m: &Manifest,
+    pick: &dyn Fn(&str) -> bool,
+    ir: bool,
+) -> Result<BTreeMap<String, String>, ArchiveError> {
     let mut out = BTreeMap::new();
     for file in m.files.iter().filter(|f| pick(&f.path)) {
         let path = dir.join(&file.path);
@@ -231,8 +236,14 @@ pub fn diff_generations(a: &Path, b: &Path, labels: (&str, &str)) -> Result<Gene
         })
         .collect();
 
-    let (ca, cb) = (functions_in(a, &ma, &is_c_shard, false)?, functions_in(b, &mb, &is_c_shard, false)?);
-    let (ia, ib) = (functions_in(a, &ma, &is_ir_shard, true)?, functions_in(b, &mb, &is_ir_shard, true)?);
+    let (ca, cb) = (
+        functions_in(a, &ma, &is_c_shard, false)?,
+        functions_in(b, &mb, &is_c_shard, false)?,
+    );
+    let (ia, ib) = (
+        functions_in(a, &ma, &is_ir_shard, true)?,
+        functions_in(b, &mb, &is_ir_shard, true)?,
+    );
     let mut names: Vec<&String> = ca.keys().chain(cb.keys()).chain(ia.keys()).chain(ib.keys()).collect();
     names.sort_by(|x, y| address_order(x, y));
     names.dedup();
@@ -379,7 +390,11 @@ mod tests {
 
     #[test]
     fn addresses_order_by_width_then_digits() {
-        let mut names = vec!["f_100000000".to_string(), "f_ffffffff".to_string(), "f_00000001".to_string()];
+        let mut names = vec![
+            "f_100000000".to_string(),
+            "f_ffffffff".to_string(),
+            "f_00000001".to_string(),
+        ];
         names.sort_by(address_order);
         assert_eq!(names, ["f_00000001", "f_ffffffff", "f_100000000"]);
     }

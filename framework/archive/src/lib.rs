@@ -30,7 +30,6 @@ pub use manifest::{
     FileHash, MANIFEST_FILE, Manifest, ManifestError, PassEntry, PluginEntry, hash_bytes, hash_files, list_files,
 };
 pub use store::{
-    CURRENT_FILE, LAST_FILE, LOCK_FILE, MANIFEST_HASH_FILE, Promoted, RecipeArchive, TEMP_PREFIX, Version,
-    recipes_in,
+    CURRENT_FILE, LAST_FILE, LOCK_FILE, MANIFEST_HASH_FILE, Promoted, RecipeArchive, TEMP_PREFIX, Version, recipes_in,
 };
 pub use verify::{Problem, verify_archived, verify_generation};

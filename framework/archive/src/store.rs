@@ -43,7 +43,9 @@ impl FromStr for Version {
     type Err = ArchiveError;
 
     fn from_str(s: &str) -> Result<Version, ArchiveError> {
-        let digits = s.strip_prefix('v').ok_or_else(|| ArchiveError::BadVersion(s.to_string()))?;
+        let digits = s
+            .strip_prefix('v')
+            .ok_or_else(|| ArchiveError::BadVersion(s.to_string()))?;
         // `v01` would name the same version as `v1`; only the canonical spelling is a version.
         if digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(ArchiveError::BadVersion(s.to_string()));
@@ -347,19 +349,17 @@ impl RecipeArchive {
     ) -> Result<(Option<Version>, Version), ArchiveError> {
         let versions = self.versions()?;
         let current = self.current()?;
-        let target = match (to, current) {
-            (Some(to), _) => to,
-            (None, Some(current)) => versions
-                .iter()
-                .copied()
-                .filter(|v| *v < current)
-                .max()
-                .ok_or_else(|| ArchiveError::NothingOlder {
-                    dir: self.dir.clone(),
-                    current: current.to_string(),
+        let target =
+            match (to, current) {
+                (Some(to), _) => to,
+                (None, Some(current)) => versions.iter().copied().filter(|v| *v < current).max().ok_or_else(|| {
+                    ArchiveError::NothingOlder {
+                        dir: self.dir.clone(),
+                        current: current.to_string(),
+                    }
                 })?,
-            (None, None) => return Err(self.no_such_version("CURRENT", &versions)),
-        };
+                (None, None) => return Err(self.no_such_version("CURRENT", &versions)),
+            };
         self.set_current(lock, target)?;
         Ok((current, target))
     }
@@ -414,7 +414,9 @@ impl RecipeArchive {
         let mut out = Vec::new();
         for entry in entries {
             let path = entry.map_err(io(format!("read {}", gen_recipe_dir.display())))?.path();
-            let Ok(bytes) = fs::read(path.join(MANIFEST_FILE)) else { continue };
+            let Ok(bytes) = fs::read(path.join(MANIFEST_FILE)) else {
+                continue;
+            };
             if let Some((_, version)) = archived.iter().find(|(b, _)| *b == bytes) {
                 out.push((path, *version));
             }

@@ -86,11 +86,9 @@ pub fn verify_generation(dir: &Path, is_extra: &dyn Fn(&str) -> bool) -> Result<
                     });
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                problems.push(Problem::Missing {
-                    path: file.path.clone(),
-                })
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => problems.push(Problem::Missing {
+                path: file.path.clone(),
+            }),
             Err(e) => problems.push(Problem::Unreadable {
                 path: file.path.clone(),
                 error: e.to_string(),

@@ -78,7 +78,9 @@ fn promote_twice_rollback_and_roll_forward() {
 
     let l = lock(&archive);
     let mut copied = Vec::new();
-    let first = archive.promote(&l, &a, &mut |p| copied.push(p.to_string())).expect("promote a");
+    let first = archive
+        .promote(&l, &a, &mut |p| copied.push(p.to_string()))
+        .expect("promote a");
     assert_eq!(first.version, Version(1));
     assert_eq!(first.previous, None);
     assert_eq!(copied, ["bin/demo", "src/ir/shard_0000.rir", "src/shard_0000.c"]);
@@ -86,20 +88,34 @@ fn promote_twice_rollback_and_roll_forward() {
     assert_eq!((second.version, second.previous), (Version(2), Some(Version(1))));
     assert_eq!(archive.versions().expect("versions"), [Version(1), Version(2)]);
     assert_eq!(archive.current().expect("current"), Some(Version(2)));
-    assert_eq!(fs::read_to_string(archive.dir().join("CURRENT")).expect("CURRENT"), "v2\n");
+    assert_eq!(
+        fs::read_to_string(archive.dir().join("CURRENT")).expect("CURRENT"),
+        "v2\n"
+    );
 
     // The copy is exact and excludes the object cache.
     let v1 = archive.version_dir(Version(1));
     assert_eq!(fs::read(v1.join("bin/demo")).expect("bin"), b"binary a");
     assert!(!v1.join("obj").exists());
     assert!(verify_archived(&v1).expect("verify").is_empty());
-    assert!(fs::metadata(v1.join("src/shard_0000.c")).expect("meta").permissions().readonly());
+    assert!(
+        fs::metadata(v1.join("src/shard_0000.c"))
+            .expect("meta")
+            .permissions()
+            .readonly()
+    );
 
-    assert_eq!(archive.rollback(&l, None).expect("rollback"), (Some(Version(2)), Version(1)));
+    assert_eq!(
+        archive.rollback(&l, None).expect("rollback"),
+        (Some(Version(2)), Version(1))
+    );
     assert_eq!(archive.current().expect("current"), Some(Version(1)));
     let e = archive.rollback(&l, None).expect_err("nothing older than v1");
     assert!(matches!(e, ArchiveError::NothingOlder { .. }), "{e}");
-    assert_eq!(archive.rollback(&l, Some(Version(2))).expect("forward"), (Some(Version(1)), Version(2)));
+    assert_eq!(
+        archive.rollback(&l, Some(Version(2))).expect("forward"),
+        (Some(Version(1)), Version(2))
+    );
     assert_eq!(archive.current().expect("current"), Some(Version(2)));
     let e = archive.rollback(&l, Some(Version(7))).expect_err("no v7");
     assert!(e.to_string().contains("there is no v7 (versions: v1, v2)"), "{e}");
@@ -115,10 +131,20 @@ fn version_numbers_are_never_reused() {
     let l = lock(&archive);
     archive.promote(&l, &a, &mut |_| {}).expect("v1");
     let v2 = archive.promote(&l, &a, &mut |_| {}).expect("v2");
-    assert_eq!(v2.identical_to, Some(Version(1)), "the same generation promoted twice is noted");
+    assert_eq!(
+        v2.identical_to,
+        Some(Version(1)),
+        "the same generation promoted twice is noted"
+    );
     // Someone deletes v2 by hand; the next promote still makes v3.
     let v2_dir = archive.version_dir(Version(2));
-    for f in ["bin/demo", "src/shard_0000.c", "src/ir/shard_0000.rir", "manifest.ron", "manifest.sha256"] {
+    for f in [
+        "bin/demo",
+        "src/shard_0000.c",
+        "src/ir/shard_0000.rir",
+        "manifest.ron",
+        "manifest.sha256",
+    ] {
         writable(&v2_dir.join(f));
     }
     fs::remove_dir_all(&v2_dir).expect("rm v2");
@@ -162,7 +188,9 @@ fn a_flipped_byte_in_the_manifest_itself_is_caught() {
     archive.promote(&lock(&archive), &a, &mut |_| {}).expect("v1");
     let manifest = archive.version_dir(Version(1)).join("manifest.ron");
     writable(&manifest);
-    let text = fs::read_to_string(&manifest).expect("read").replace("clang-19: test", "clang-19: tesT");
+    let text = fs::read_to_string(&manifest)
+        .expect("read")
+        .replace("clang-19: test", "clang-19: tesT");
     fs::write(&manifest, text).expect("write");
     let problems = verify_archived(&archive.version_dir(Version(1))).expect("verify");
     assert!(
@@ -183,7 +211,9 @@ fn promote_refuses_a_damaged_generation_and_another_recipes_generation() {
     fs::write(a.join("bin/demo"), "truncated").expect("damage");
     let e = archive.promote(&l, &a, &mut |_| {}).expect_err("damaged");
     assert!(e.to_string().contains("differs: bin/demo"), "{e}");
-    let e = archive.promote(&l, &root.path().join("nowhere"), &mut |_| {}).expect_err("no generation");
+    let e = archive
+        .promote(&l, &root.path().join("nowhere"), &mut |_| {})
+        .expect_err("no generation");
     assert!(matches!(e, ArchiveError::NotAGeneration(_)), "{e}");
     assert!(archive.versions().expect("versions").is_empty());
     assert_eq!(archive.current().expect("current"), None);
@@ -214,7 +244,9 @@ fn the_lock_is_exclusive_between_holders() {
         LockAttempt::Held { pid: Some(pid), .. } if pid == std::process::id()
     ));
     let other = RecipeArchive::new(&root.path().join("archive"), "other");
-    let e = other.set_current(&held, Version(1)).expect_err("lock of another archive");
+    let e = other
+        .set_current(&held, Version(1))
+        .expect_err("lock of another archive");
     assert!(matches!(e, ArchiveError::WrongLock { .. }), "{e}");
 }
 
@@ -231,7 +263,11 @@ fn diff_reports_changed_added_and_removed_functions_with_patches() {
     assert_eq!(d.functions_with(Change::Changed), ["f_00001000", "f_00002000"]);
     assert_eq!(d.functions_with(Change::Added), ["f_00003000"]);
     // f_00001000 is gone from the C but still in the IR shard, so it is reported as changed C.
-    let f1 = d.functions.iter().find(|f| f.name == "f_00001000").expect("f_00001000 differs");
+    let f1 = d
+        .functions
+        .iter()
+        .find(|f| f.name == "f_00001000")
+        .expect("f_00001000 differs");
     assert!(f1.c_patch.is_some() && f1.ir_patch.is_none());
     let fields: Vec<&str> = d.fields.iter().map(|f| f.field.as_str()).collect();
     assert_eq!(fields, ["recipe_digest", "recipe_form"]);

@@ -145,7 +145,8 @@ fn find_generation(args: &PromoteArgs, name: &str) -> Result<PathBuf> {
     let gen_root = args.gen_dir.clone().unwrap_or_else(|| default_gen_root(&args.recipe));
     let recipe_gens = gen_root.join(name);
     let Some(id) = &args.generation else {
-        let text = std::fs::read_to_string(&args.recipe).with_context(|| format!("reading {}", args.recipe.display()))?;
+        let text =
+            std::fs::read_to_string(&args.recipe).with_context(|| format!("reading {}", args.recipe.display()))?;
         let recipe = rpt_recipe::parse(&args.recipe, &text)?;
         let digest = rpt_recipe::digest(&recipe, &recipe.image_sha256);
         let host = args.host.clone().unwrap_or_else(|| recipe.host.clone());
@@ -180,7 +181,11 @@ fn find_generation(args: &PromoteArgs, name: &str) -> Result<PathBuf> {
         [] => bail!(
             "no generation `{id}` in {} (there: {})",
             recipe_gens.display(),
-            if known.is_empty() { "none".to_string() } else { known.join(", ") }
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
         ),
         many => bail!(
             "`{id}` names several generations in {}: {}",
@@ -249,12 +254,19 @@ pub fn rollback(args: &RollbackArgs) -> Result<ExitCode> {
 fn recipes(root: &Path, named: &Option<String>) -> Result<Vec<String>> {
     if let Some(named) = named {
         let path = Path::new(named);
-        let name = if named.ends_with(".ron") { recipe_name(path)? } else { named.clone() };
+        let name = if named.ends_with(".ron") {
+            recipe_name(path)?
+        } else {
+            named.clone()
+        };
         return Ok(vec![name]);
     }
     let all = recipes_in(root)?;
     if all.is_empty() {
-        bail!("{}: no archive here yet (`rpt promote RECIPE` makes one)", root.display());
+        bail!(
+            "{}: no archive here yet (`rpt promote RECIPE` makes one)",
+            root.display()
+        );
     }
     Ok(all)
 }
@@ -285,7 +297,11 @@ fn resolve(root: &Path, named: &Option<String>, text: &str) -> Result<(PathBuf, 
     };
     let archive = RecipeArchive::new(root, &recipe);
     let version = archive.resolve(version)?;
-    let label = if text.contains('/') { format!("{recipe}/{version}") } else { version.to_string() };
+    let label = if text.contains('/') {
+        format!("{recipe}/{version}")
+    } else {
+        version.to_string()
+    };
     Ok((archive.version_dir(version), label))
 }
 
@@ -355,12 +371,23 @@ fn show(root: &Path, named: &Option<String>, version: &str, files: bool) -> Resu
     println!("  recipe        {} (digest {})", m.recipe, m.recipe_digest);
     println!("  image sha256  {}", m.image_sha256);
     println!("  host          {}", m.host);
-    println!("  rpt           {} (emitter {}, runtime {})", m.rpt_version, short(&m.emitter_hash), short(&m.runtime_hash));
+    println!(
+        "  rpt           {} (emitter {}, runtime {})",
+        m.rpt_version,
+        short(&m.emitter_hash),
+        short(&m.runtime_hash)
+    );
     println!("  compiler      {}", m.compiler);
     println!("  cflags        {}", m.cflags.join(" "));
     println!("  ldflags       {}", m.ldflags.join(" "));
     for p in &m.plugins {
-        println!("  plugin        {} {} {} ({})", p.kind, p.name, p.version, short(&p.hash));
+        println!(
+            "  plugin        {} {} {} ({})",
+            p.kind,
+            p.name,
+            p.version,
+            short(&p.hash)
+        );
     }
     if m.passes.is_empty() {
         println!("  passes        none");
@@ -459,7 +486,11 @@ fn gc(root: &Path, named: &Option<String>, gen_dir: Option<&Path>, dry_run: bool
                 continue;
             }
         };
-        let leftovers = if dry_run { archive.leftovers()? } else { archive.remove_leftovers(&lock)? };
+        let leftovers = if dry_run {
+            archive.leftovers()?
+        } else {
+            archive.remove_leftovers(&lock)?
+        };
         for path in leftovers {
             println!("{name}: {verb} {} (left by an interrupted promote)", path.display());
             removed += 1;

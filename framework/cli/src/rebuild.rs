@@ -120,7 +120,12 @@ pub fn build(args: &BuildArgs) -> Result<ExitCode> {
         .filter(|f| f.path.ends_with(".h"))
         .filter_map(|f| f.path.strip_prefix("src/").map(|p| (p.to_string(), f.sha256.clone())))
         .collect();
-    let key_extra = object_key_extra(&headers, &manifest.emitter_hash, &manifest.runtime_hash, &manifest.plugins);
+    let key_extra = object_key_extra(
+        &headers,
+        &manifest.emitter_hash,
+        &manifest.runtime_hash,
+        &manifest.plugins,
+    );
     let jobs: Vec<CompileJob> = manifest
         .compile_units
         .iter()

@@ -151,7 +151,11 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
         .files
         .iter()
         .map(|f| (f.path.clone(), hash_bytes(f.contents.as_bytes())))
-        .chain(runtime_files.iter().map(|f| (f.path.clone(), hash_bytes(f.contents.as_bytes()))))
+        .chain(
+            runtime_files
+                .iter()
+                .map(|f| (f.path.clone(), hash_bytes(f.contents.as_bytes()))),
+        )
         .chain(
             loaded
                 .c_sources
@@ -161,12 +165,7 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
         .filter(|(p, _)| p.ends_with(".h"))
         .collect();
     headers.sort();
-    let key_extra = object_key_extra(
-        &headers,
-        rpt_emit_c::EMITTER_HASH,
-        rpt_runtime::RUNTIME_HASH,
-        &plugins,
-    );
+    let key_extra = object_key_extra(&headers, rpt_emit_c::EMITTER_HASH, rpt_runtime::RUNTIME_HASH, &plugins);
 
     let mut settings = host.compiler();
     settings.cflags.extend(recipe.compiler.cflags.iter().cloned());

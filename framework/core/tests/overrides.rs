@@ -41,25 +41,40 @@ fn cb_add_bytes_hash(loaded: &rpt_recipe::LoadedRecipe) -> String {
     rpt_recipe::sha256_hex(bytes)
 }
 
-fn generate_with(recipe: rpt_recipe::Recipe, loaded: &rpt_recipe::LoadedRecipe) -> Result<rpt_core::Generation, CoreError> {
+fn generate_with(
+    recipe: rpt_recipe::Recipe,
+    loaded: &rpt_recipe::LoadedRecipe,
+) -> Result<rpt_core::Generation, CoreError> {
     let db = db();
     let s = Session::new(&db, recipe, Arc::from(loaded.image.clone()), "demo.lst".into());
     generate(&db, s, &|_, _, _| {})
 }
 
-fn file<'a>(g: &'a rpt_core::Generation, pred: impl Fn(&str) -> bool) -> Vec<&'a str> {
-    g.files.iter().filter(|f| pred(&f.path)).map(|f| f.contents.as_str()).collect()
+fn file(g: &rpt_core::Generation, pred: impl Fn(&str) -> bool) -> Vec<&str> {
+    g.files
+        .iter()
+        .filter(|f| pred(&f.path))
+        .map(|f| f.contents.as_str())
+        .collect()
 }
 
 #[test]
 fn the_original_bytes_are_the_marked_instructions_in_address_order() {
     let loaded = demo();
     let db = db();
-    let s = Session::new(&db, loaded.recipe.clone(), Arc::from(loaded.image.clone()), "demo.lst".into());
+    let s = Session::new(
+        &db,
+        loaded.recipe.clone(),
+        Arc::from(loaded.image.clone()),
+        "demo.lst".into(),
+    );
     let f = rpt_core::FunctionId::new(&db, GuestAddr(CB_ADD));
     let lifted = rpt_core::lifted_function(&db, s, f).clone().expect("lifts");
     let image = rpt_core::guest_image(&db, s).clone().expect("loads");
-    assert_eq!(original_bytes_sha256(&lifted.function, &image), cb_add_bytes_hash(&loaded));
+    assert_eq!(
+        original_bytes_sha256(&lifted.function, &image),
+        cb_add_bytes_hash(&loaded)
+    );
 }
 
 #[test]
@@ -78,13 +93,18 @@ fn an_override_replaces_exactly_one_function_body() {
     // Every other line of C is unchanged: the override touches one function's body only.
     let removed: Vec<&str> = before.lines().filter(|l| !after.lines().any(|m| m == *l)).collect();
     assert!(
-        removed.iter().all(|l| !l.starts_with("void f_") && !l.contains("f_004014b0(")),
+        removed
+            .iter()
+            .all(|l| !l.starts_with("void f_") && !l.contains("f_004014b0(")),
         "{removed:?}"
     );
     let ir = file(&overridden, |p| p.starts_with("ir/")).join("\n");
     assert!(ir.contains("; replaced by the C function `my_add`"), "{ir}");
     assert!(ir.contains("function f_004014b0 {"), "{ir}");
-    assert_eq!(file(&plain, |p| p == "functab.c"), file(&overridden, |p| p == "functab.c"));
+    assert_eq!(
+        file(&plain, |p| p == "functab.c"),
+        file(&overridden, |p| p == "functab.c")
+    );
 }
 
 #[test]
@@ -98,7 +118,10 @@ fn an_override_whose_guard_fails_is_an_error_naming_the_function_and_both_hashes
         "{e:?}"
     );
     let text = e.to_string();
-    assert!(text.contains("f_004014b0") && text.contains(&actual) && text.contains(&wrong), "{text}");
+    assert!(
+        text.contains("f_004014b0") && text.contains(&actual) && text.contains(&wrong),
+        "{text}"
+    );
 }
 
 #[test]
@@ -106,5 +129,9 @@ fn an_override_of_an_address_that_is_no_function_is_an_error() {
     let loaded = demo();
     let e = generate_with(with_override(&loaded, CB_ADD + 4, &"0".repeat(64)), &loaded).expect_err("no function");
     assert!(matches!(e, CoreError::OverrideNotAFunction { .. }), "{e:?}");
-    assert!(e.to_string().contains("names f_004014b4, which is not a discovered function"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("names f_004014b4, which is not a discovered function"),
+        "{e}"
+    );
 }

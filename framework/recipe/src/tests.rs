@@ -542,27 +542,61 @@ fn c_sources_load_beside_the_recipe_and_are_hash_checked() {
 fn c_sources_are_validated() {
     let with = |sources: &str| parse(path(), &minimal(&format!("c_sources: [{sources}]")));
     let e = with(&format!("(path: \"a.txt\", sha256: \"{HASH_A}\")")).expect_err("not C");
-    assert!(matches!(&e, RecipeError::Invalid { field, .. } if field == "c_sources[0].path"), "{e:?}");
+    assert!(
+        matches!(&e, RecipeError::Invalid { field, .. } if field == "c_sources[0].path"),
+        "{e:?}"
+    );
     let e = with("(path: \"a.c\", sha256: \"abc\")").expect_err("bad hash");
-    assert!(matches!(&e, RecipeError::Invalid { field, .. } if field == "c_sources[0].sha256"), "{e:?}");
+    assert!(
+        matches!(&e, RecipeError::Invalid { field, .. } if field == "c_sources[0].sha256"),
+        "{e:?}"
+    );
     let e = with(&format!(
         "(path: \"x/a.c\", sha256: \"{HASH_A}\"), (path: \"y/a.c\", sha256: \"{HASH_B}\")"
     ))
     .expect_err("same name twice");
-    assert!(e.to_string().contains("c_sources[0] already has the file name `a.c`"), "{e}");
-    assert!(with(&format!("(path: \"x/a.c\", sha256: \"{HASH_A}\"), (path: \"a.h\", sha256: \"{HASH_B}\")")).is_ok());
+    assert!(
+        e.to_string().contains("c_sources[0] already has the file name `a.c`"),
+        "{e}"
+    );
+    assert!(
+        with(&format!(
+            "(path: \"x/a.c\", sha256: \"{HASH_A}\"), (path: \"a.h\", sha256: \"{HASH_B}\")"
+        ))
+        .is_ok()
+    );
 }
 
 #[test]
 fn c_sources_enter_the_digest_by_name_and_hash_only() {
     let base = parse(path(), &minimal("")).expect("parses");
     let empty = parse(path(), &minimal("c_sources: []")).expect("parses");
-    assert_eq!(digest(&base, HASH_A), digest(&empty, HASH_A), "an empty list is the default");
-    let one = parse(path(), &minimal(&format!("c_sources: [(path: \"fixes/a.c\", sha256: \"{HASH_A}\")]"))).expect("parses");
-    let moved = parse(path(), &minimal(&format!("c_sources: [(path: \"other/a.c\", sha256: \"{HASH_A}\")]"))).expect("parses");
-    let edited = parse(path(), &minimal(&format!("c_sources: [(path: \"fixes/a.c\", sha256: \"{HASH_B}\")]"))).expect("parses");
+    assert_eq!(
+        digest(&base, HASH_A),
+        digest(&empty, HASH_A),
+        "an empty list is the default"
+    );
+    let one = parse(
+        path(),
+        &minimal(&format!("c_sources: [(path: \"fixes/a.c\", sha256: \"{HASH_A}\")]")),
+    )
+    .expect("parses");
+    let moved = parse(
+        path(),
+        &minimal(&format!("c_sources: [(path: \"other/a.c\", sha256: \"{HASH_A}\")]")),
+    )
+    .expect("parses");
+    let edited = parse(
+        path(),
+        &minimal(&format!("c_sources: [(path: \"fixes/a.c\", sha256: \"{HASH_B}\")]")),
+    )
+    .expect("parses");
     assert_ne!(digest(&base, HASH_A), digest(&one, HASH_A));
-    assert_eq!(digest(&one, HASH_A), digest(&moved, HASH_A), "the folder does not reach the output");
+    assert_eq!(
+        digest(&one, HASH_A),
+        digest(&moved, HASH_A),
+        "the folder does not reach the output"
+    );
     assert_ne!(digest(&one, HASH_A), digest(&edited, HASH_A));
     assert!(canonical_form(&one, HASH_A).contains(&format!("c_source \"a.c\" \"{HASH_A}\"\n")));
 }
