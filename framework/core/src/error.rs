@@ -77,8 +77,9 @@ pub enum CoreError {
     /// An override's guard failed: the function's original bytes are not the ones the recipe names.
     #[error(
         "override of {} by `{c_symbol}`: the function's original bytes have sha256 {actual} but the \
-         recipe expects {expected}; an override never applies to changed code (if the guest code \
-         changed on purpose, check that `{c_symbol}` still fits it, then update original_sha256)",
+         recipe expects {expected}; an override applies only to the code it was written for (for a \
+         new override, put this hash in original_sha256; if the guest code changed, first check \
+         that `{c_symbol}` still fits it)",
         .function.function_name()
     )]
     OverrideMismatch {
