@@ -193,10 +193,38 @@ impl Manifest {
             path: path.to_path_buf(),
             message: format!("not UTF-8: {e}"),
         })?;
-        ron::from_str(text).map_err(|e| ManifestError::Parse {
+        let manifest: Manifest = ron::from_str(text).map_err(|e| ManifestError::Parse {
             path: path.to_path_buf(),
             message: e.to_string(),
-        })
+        })?;
+        manifest.check_paths().map_err(|message| ManifestError::Parse {
+            path: path.to_path_buf(),
+            message,
+        })?;
+        Ok(manifest)
+    }
+
+    /// Every path a manifest names must stay inside its generation: relative, `/`-separated, with
+    /// no `..`, `.` or empty component, so reading a damaged or hostile manifest never reaches
+    /// files elsewhere.
+    fn check_paths(&self) -> Result<(), String> {
+        let paths = self
+            .files
+            .iter()
+            .map(|f| f.path.as_str())
+            .chain(self.compile_units.iter().map(String::as_str))
+            .chain(self.include_dirs.iter().map(String::as_str))
+            .chain((!self.binary.is_empty()).then_some(self.binary.as_str()));
+        for p in paths {
+            let inside =
+                !p.is_empty() && !p.contains('\\') && p.split('/').all(|c| !c.is_empty() && c != "." && c != "..");
+            if !inside {
+                return Err(format!(
+                    "the path {p:?} leaves the generation directory or is malformed"
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The hash recorded for `path`, if the manifest lists it.
@@ -259,6 +287,18 @@ mod tests {
         let paths: Vec<&str> = hashes.iter().map(|h| h.path.as_str()).collect();
         assert_eq!(paths, ["src/a.c", "src/guest/b.c"]);
         assert_eq!(hashes[0].sha256, hash_bytes(b"a"));
+    }
+
+    #[test]
+    fn paths_outside_the_generation_are_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for bad in ["../etc/passwd", "/etc/passwd", "src//a.c", "src/./a.c", ""] {
+            let mut m = sample();
+            m.files[0].path = bad.into();
+            m.write(dir.path()).expect("write");
+            let e = Manifest::read(dir.path()).expect_err(bad);
+            assert!(e.to_string().contains("leaves the generation directory"), "{e}");
+        }
     }
 
     #[test]

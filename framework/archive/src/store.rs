@@ -278,37 +278,11 @@ impl RecipeArchive {
         }
         let version = Version(self.last_issued()?.map_or(1, |v| v.0 + 1));
         let tmp = self.dir.join(format!("{TEMP_PREFIX}{version}"));
-        fs::create_dir_all(&tmp).map_err(io(format!("create {}", tmp.display())))?;
-        let mut dirs = vec![tmp.clone()];
-        for file in &manifest.files {
-            let from = generation.join(&file.path);
-            let to = tmp.join(&file.path);
-            let bytes = fs::read(&from).map_err(io(format!("read {}", from.display())))?;
-            if hash_bytes(&bytes) != file.sha256 {
-                return Err(ArchiveError::ChangedWhileCopying(from));
-            }
-            if let Some(parent) = to.parent()
-                && !dirs.iter().any(|d| d == parent)
-            {
-                fs::create_dir_all(parent).map_err(io(format!("create {}", parent.display())))?;
-                dirs.push(parent.to_path_buf());
-            }
-            let mode = fs::metadata(&from)
-                .map_err(io(format!("read {}", from.display())))?
-                .permissions();
-            write_read_only(&to, &bytes, mode)?;
-            on_file(&file.path);
-        }
-        let mode = fs::metadata(&manifest_path)
-            .map_err(io(format!("read {}", manifest_path.display())))?
-            .permissions();
-        write_read_only(&tmp.join(MANIFEST_FILE), &manifest_bytes, mode.clone())?;
-        let manifest_hash = format!("{}\n", hash_bytes(&manifest_bytes));
-        write_read_only(&tmp.join(MANIFEST_HASH_FILE), manifest_hash.as_bytes(), mode)?;
-        // Directory entries must be on disk before the rename publishes them.
-        dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
-        for dir in &dirs {
-            sync_dir(dir)?;
+        let assembled = assemble(generation, &tmp, &manifest, &manifest_bytes, on_file);
+        if let Err(e) = assembled {
+            // Best effort: a leftover would be removed by the next promote or gc anyway.
+            let _ = make_writable(&tmp).map(|()| fs::remove_dir_all(&tmp));
+            return Err(e);
         }
         let final_dir = self.version_dir(version);
         fs::rename(&tmp, &final_dir).map_err(io(format!("rename {} to {}", tmp.display(), final_dir.display())))?;
@@ -424,6 +398,60 @@ impl RecipeArchive {
         out.sort();
         Ok(out)
     }
+}
+
+/// Copies the files of the generation at `generation` that `manifest` lists, then the manifest and
+/// its hash, into `tmp`, checking each file's hash as it is read and syncing everything.
+fn assemble(
+    generation: &Path,
+    tmp: &Path,
+    manifest: &Manifest,
+    manifest_bytes: &[u8],
+    on_file: &mut dyn FnMut(&str),
+) -> Result<(), ArchiveError> {
+    let tmp = tmp.to_path_buf();
+    let manifest_path = generation.join(MANIFEST_FILE);
+    fs::create_dir_all(&tmp).map_err(io(format!("create {}", tmp.display())))?;
+    let mut dirs = std::collections::BTreeSet::from([tmp.clone()]);
+    for file in &manifest.files {
+        let from = generation.join(&file.path);
+        let to = tmp.join(&file.path);
+        let bytes = fs::read(&from).map_err(io(format!("read {}", from.display())))?;
+        if hash_bytes(&bytes) != file.sha256 {
+            return Err(ArchiveError::ChangedWhileCopying(from));
+        }
+        if let Some(parent) = to.parent()
+            && !dirs.contains(parent)
+        {
+            fs::create_dir_all(parent).map_err(io(format!("create {}", parent.display())))?;
+            // Remember every directory this made, to sync each before the rename.
+            let mut dir = parent;
+            while dir != tmp && dirs.insert(dir.to_path_buf()) {
+                match dir.parent() {
+                    Some(up) => dir = up,
+                    None => break,
+                }
+            }
+        }
+        let mode = fs::metadata(&from)
+            .map_err(io(format!("read {}", from.display())))?
+            .permissions();
+        write_read_only(&to, &bytes, mode)?;
+        on_file(&file.path);
+    }
+    let mode = fs::metadata(&manifest_path)
+        .map_err(io(format!("read {}", manifest_path.display())))?
+        .permissions();
+    write_read_only(&tmp.join(MANIFEST_FILE), manifest_bytes, mode.clone())?;
+    let manifest_hash = format!("{}\n", hash_bytes(manifest_bytes));
+    write_read_only(&tmp.join(MANIFEST_HASH_FILE), manifest_hash.as_bytes(), mode)?;
+    // Directory entries must be on disk before the rename publishes them.
+    let mut dirs: Vec<PathBuf> = dirs.into_iter().collect();
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+    for dir in &dirs {
+        sync_dir(dir)?;
+    }
+    Ok(())
 }
 
 /// Writes a file and makes it read-only (keeping its execute bits): an archived version is never

@@ -277,3 +277,26 @@ fn diff_reports_changed_added_and_removed_functions_with_patches() {
     assert!(text.contains("changed src/shard_0000.c"), "{text}");
     assert!(diff_generations(&a, &a, ("a", "a")).expect("diff").is_empty());
 }
+
+#[test]
+fn a_file_changed_during_the_copy_aborts_the_promote_and_leaves_nothing() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let a = generation(root.path(), "aaaa-x86-64", "demo", SHARD, "a");
+    let archive = RecipeArchive::new(&root.path().join("archive"), "demo");
+    // Files are copied in path order: bin/demo first, then the IR shard, then the C shard.
+    let shard = a.join("src/shard_0000.c");
+    let e = archive
+        .promote(&lock(&archive), &a, &mut |copied| {
+            if copied == "bin/demo" {
+                fs::write(&shard, "/* a recompile wrote this meanwhile */").expect("rewrite");
+            }
+        })
+        .expect_err("changed while copying");
+    assert!(matches!(&e, ArchiveError::ChangedWhileCopying(p) if *p == shard), "{e}");
+    assert!(archive.versions().expect("versions").is_empty());
+    assert!(
+        archive.leftovers().expect("leftovers").is_empty(),
+        "the partial copy is removed"
+    );
+    assert_eq!(archive.current().expect("current"), None);
+}

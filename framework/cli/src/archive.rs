@@ -239,6 +239,12 @@ pub fn rollback(args: &RollbackArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| project_dir(&args.recipe).join("archive"));
     let archive = RecipeArchive::new(&root, &name);
+    if !archive.dir().is_dir() {
+        bail!(
+            "{}: no archive of {name} yet (`rpt promote` makes one)",
+            archive.dir().display()
+        );
+    }
     let to = args.to.as_deref().map(str::parse::<Version>).transpose()?;
     let lock = lock(&archive)?;
     let (from, to) = archive.rollback(&lock, to)?;
