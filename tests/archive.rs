@@ -132,8 +132,11 @@ fn stdout_of(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Files with their bytes, by relative path.
+type Tree = Vec<(String, Vec<u8>)>;
+
 /// Every file under `root` with its bytes, by relative path.
-fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
+fn tree(root: &Path) -> Tree {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -350,12 +353,8 @@ fn a_promote_killed_at_random_points_never_leaves_a_partial_version_nor_loses_on
     const TRIALS: usize = 50;
     let p = Project::new();
     let generation = p.recompile();
-    p.rpt_ok(&["promote", "recipes/demo-x86.ron"]);
-    let mut rng = Rng(0x0005_eed0_fa11_c0de);
-    let (mut interrupted, mut completed) = (0, 0);
-    let mut known = p.versions();
-    for trial in 0..TRIALS {
-        let mut child = Command::new(rpt_binary())
+    let spawn = || {
+        Command::new(rpt_binary())
             .args(["promote", "recipes/demo-x86.ron"])
             .current_dir(p.path())
             .env("CI", "1")
@@ -364,8 +363,32 @@ fn a_promote_killed_at_random_points_never_leaves_a_partial_version_nor_loses_on
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .expect("rpt starts");
-        let delay = rng.below(300);
+            .expect("rpt starts")
+    };
+    // One whole promote, timed, so the kills spread over its real length on this machine.
+    let started = std::time::Instant::now();
+    assert!(spawn().wait().expect("wait").success(), "an unkilled promote fails");
+    let whole = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX).max(50);
+    eprintln!("a whole promote takes {whole} ms here");
+    let mut rng = Rng(0x0005_eed0_fa11_c0de);
+    let (mut interrupted, mut completed) = (0, 0);
+    let mut known = p.versions();
+    // The files of every temporary version directory: what an interrupted copy leaves.
+    let partial_copies = || -> Vec<(String, Tree)> {
+        let mut out: Vec<_> = fs::read_dir(p.archive())
+            .expect("archive dir")
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp-v"))
+            .map(|e| (e.file_name().to_string_lossy().into_owned(), tree(&e.path())))
+            .filter(|(_, files)| !files.is_empty())
+            .collect();
+        out.sort();
+        out
+    };
+    for trial in 0..TRIALS {
+        let before = partial_copies();
+        let mut child = spawn();
+        let delay = rng.below(whole + whole / 10);
         std::thread::sleep(Duration::from_millis(delay));
         // Child::kill sends SIGKILL on Unix: no handler runs, no cleanup happens.
         let _ = child.kill();
@@ -383,11 +406,9 @@ fn a_promote_killed_at_random_points_never_leaves_a_partial_version_nor_loses_on
             versions.contains(&current.trim().to_string()),
             "trial {trial}: CURRENT names {current:?}, not one of {versions:?}"
         );
-        // A temporary version directory with files in it: this kill landed in the copy.
-        let leftovers = fs::read_dir(p.archive())
-            .expect("archive dir")
-            .flatten()
-            .any(|e| e.file_name().to_string_lossy().starts_with(".tmp-v") && !tree(&e.path()).is_empty());
+        // A partial copy that this promote wrote: this kill landed in the copy.
+        let after = partial_copies();
+        let leftovers = !after.is_empty() && after != before;
         if leftovers {
             interrupted += 1;
         }
