@@ -1,11 +1,13 @@
-//! The `rpt` command: recompile a recipe, run the result.
+//! The `rpt` command: recompile a recipe, run the result, archive and rebuild generations.
 //!
 //! rpt's own messages go to standard error; a guest's standard output and exit
 //! status pass through `rpt run` untouched.
 
+mod archive;
 mod builtin;
 mod hosts;
 mod progress;
+mod rebuild;
 mod recompile;
 
 use std::path::PathBuf;
@@ -72,6 +74,14 @@ enum Command {
     /// List the hosts, their CPU models with L1I geometry, and whether this machine can build for
     /// and run each (scripts/host-matrix.sh runs every sample on every host).
     Hosts,
+    /// Copy a generation into archive/<recipe>/vN and make it the current version.
+    Promote(archive::PromoteArgs),
+    /// Move archive/<recipe>/CURRENT back (or to --to vK) without deleting anything.
+    Rollback(archive::RollbackArgs),
+    /// The archive: list, show, verify, diff and gc.
+    Archive(archive::ArchiveArgs),
+    /// Rebuild a generation (archive/<recipe>/vN) from its own sources and check the binary.
+    Build(rebuild::BuildArgs),
 }
 
 fn main() -> ExitCode {
@@ -83,6 +93,10 @@ fn main() -> ExitCode {
             print!("{}", hosts::listing());
             Ok(ExitCode::SUCCESS)
         }
+        Command::Promote(args) => archive::promote(&args),
+        Command::Rollback(args) => archive::rollback(&args),
+        Command::Archive(args) => archive::archive(&args),
+        Command::Build(args) => rebuild::build(&args),
     };
     match result {
         Ok(code) => code,

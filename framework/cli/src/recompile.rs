@@ -13,6 +13,7 @@ use rpt_build::{CompileJob, ObjectCache, Toolchain};
 use rpt_core::{ResolvedHost, RptDb, Session};
 
 use crate::progress::Bars;
+use crate::rebuild::{INCLUDE_DIRS, OVERRIDES_DIR, object_key_extra};
 use crate::{RecompileArgs, builtin};
 
 /// What a recompile produced.
@@ -23,15 +24,21 @@ pub struct Recompiled {
     pub host: Arc<dyn HostPlugin>,
 }
 
-fn default_gen_root(recipe: &Path) -> PathBuf {
+/// The project folder of a recipe: recipes normally live in a project's `recipes/` folder, and
+/// `gen/` and `archive/` go beside it; a recipe elsewhere counts its own folder as the project.
+pub fn project_dir(recipe: &Path) -> PathBuf {
     let dir = recipe.parent().unwrap_or(Path::new(""));
-    // Recipes normally live in a project's `recipes/` folder; generations go beside it.
     let project = if dir.file_name().is_some_and(|n| n == "recipes") {
         dir.parent().unwrap_or(Path::new(""))
     } else {
         dir
     };
-    project.join("gen")
+    project.to_path_buf()
+}
+
+/// Where a recipe's generations go unless `--gen-dir` says otherwise.
+pub fn default_gen_root(recipe: &Path) -> PathBuf {
+    project_dir(recipe).join("gen")
 }
 
 fn write_file(path: &Path, contents: &[u8]) -> Result<()> {
@@ -97,24 +104,16 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
         write_file(&src_dir.join(&file.path), file.contents.as_bytes())?;
     }
 
-    // Objects depend on every header they may include and on the code that wrote them.
-    let mut headers: Vec<(&str, &str)> = generation
-        .files
-        .iter()
-        .map(|f| (f.path.as_str(), f.contents.as_str()))
-        .chain(runtime_files.iter().map(|f| (f.path.as_str(), f.contents.as_str())))
-        .filter(|(p, _)| p.ends_with(".h"))
-        .collect();
-    headers.sort();
-    let mut key_extra = String::new();
-    for (path, text) in headers {
-        key_extra.push_str(&format!("{path}={}\n", hash_bytes(text.as_bytes())));
+    // The recipe's own C files (override bodies and their headers) go to src/overrides/.
+    let mut override_units = Vec::new();
+    for source in &loaded.c_sources {
+        let rel = format!("{OVERRIDES_DIR}/{}", source.name);
+        write_file(&src_dir.join(&rel), &source.contents)?;
+        if rel.ends_with(".c") {
+            override_units.push(rel);
+        }
     }
-    key_extra.push_str(&format!(
-        "emitter={}\nruntime={}\n",
-        rpt_emit_c::EMITTER_HASH,
-        rpt_runtime::RUNTIME_HASH
-    ));
+
     let mut plugins = Vec::new();
     if let Some(info) = &guest_info {
         plugins.push(PluginEntry {
@@ -148,9 +147,28 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
             params,
         });
     }
-    for p in &plugins {
-        key_extra.push_str(&format!("{}:{}={}\n", p.kind, p.name, p.hash));
-    }
+    plugins.sort_by(|a, b| (&a.kind, &a.name).cmp(&(&b.kind, &b.name)));
+
+    // Objects depend on every header they may include and on the code that wrote them.
+    let mut headers: Vec<(String, String)> = generation
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), hash_bytes(f.contents.as_bytes())))
+        .chain(
+            runtime_files
+                .iter()
+                .map(|f| (f.path.clone(), hash_bytes(f.contents.as_bytes()))),
+        )
+        .chain(
+            loaded
+                .c_sources
+                .iter()
+                .map(|s| (format!("{OVERRIDES_DIR}/{}", s.name), hash_bytes(&s.contents))),
+        )
+        .filter(|(p, _)| p.ends_with(".h"))
+        .collect();
+    headers.sort();
+    let key_extra = object_key_extra(&headers, rpt_emit_c::EMITTER_HASH, rpt_runtime::RUNTIME_HASH, &plugins);
 
     let settings = host.compiler.clone();
     let toolchain = Toolchain::probe(settings.clone())?;
@@ -163,6 +181,7 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
             .filter(|f| f.path.ends_with(".c"))
             .map(|f| f.path.clone()),
     );
+    units.extend(override_units);
     let jobs: Vec<CompileJob> = units
         .iter()
         .map(|unit| CompileJob {
@@ -171,7 +190,7 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
             key_extra: key_extra.clone(),
         })
         .collect();
-    let include_dirs = vec![src_dir.clone(), src_dir.join("runtime"), src_dir.join("guest")];
+    let include_dirs: Vec<PathBuf> = INCLUDE_DIRS.iter().map(|d| gen_dir.join(d)).collect();
     let obj_dir = gen_dir.join("obj");
     let compile_started = Instant::now();
     let total = jobs.len();
@@ -197,12 +216,13 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
         eprintln!("{warning}");
     }
 
-    // The manifest hashes sources and binary; objects are a cache, not part of the generation.
+    // The manifest hashes sources and binary; objects are a cache, not part of the generation
+    // (and neither is anything else an interrupted run may have left in bin/).
+    let binary_rel = format!("bin/{name}");
     let files = hash_files(&gen_dir)?
         .into_iter()
-        .filter(|f| !f.path.starts_with("obj/"))
+        .filter(|f| f.path.starts_with("src/") || f.path == binary_rel)
         .collect();
-    plugins.sort_by(|a, b| (&a.kind, &a.name).cmp(&(&b.kind, &b.name)));
     let manifest = Manifest {
         recipe: name.clone(),
         recipe_digest: digest,
@@ -217,6 +237,13 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
         plugins,
         passes,
         pass_reports: Default::default(),
+        recipe_form: rpt_recipe::canonical_form(&recipe, &recipe.image_sha256)
+            .lines()
+            .map(str::to_string)
+            .collect(),
+        compile_units: units.iter().map(|u| format!("src/{u}")).collect(),
+        include_dirs: INCLUDE_DIRS.iter().map(|d| d.to_string()).collect(),
+        binary: binary_rel,
         files,
     };
     manifest.write(&gen_dir)?;

@@ -15,7 +15,8 @@ pub const DIGEST_FORMAT: &str = "rpt-recipe-digest 1";
 /// (see [`canonical_form`]).
 ///
 /// The digest covers everything that changes output: the guest, the image hash, the platform, the
-/// host and its CPU model and L1I geometry when the recipe names them, entry points, function hints, overrides, the enabled passes and their parameters, the
+/// host and its CPU model and L1I geometry when the recipe names them, entry points, function hints, overrides,
+/// the override C sources (by file name and sha256: what lands in the generation), the enabled passes and their parameters, the
 /// shard count, the compiler flags and the plugin crates. It does not cover the image's path (moving
 /// the image changes nothing) nor the compiler launcher (it changes how objects are built, not what
 /// they are).
@@ -71,6 +72,17 @@ pub fn canonical_form(recipe: &Recipe, image_sha256: &str) -> String {
                 o.function,
                 quote(&o.c_symbol),
                 quote(&o.original_sha256.to_ascii_lowercase())
+            ),
+        );
+    }
+    for source in &recipe.c_sources {
+        let name = source.path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        line(
+            &mut out,
+            &format!(
+                "c_source {} {}",
+                quote(&name),
+                quote(&source.sha256.to_ascii_lowercase())
             ),
         );
     }

@@ -81,6 +81,35 @@ pub(crate) fn validate(path: &Path, text: &str, recipe: &Recipe) -> Result<(), R
         }
     }
 
+    let mut source_names = BTreeMap::new();
+    for (i, source) in recipe.c_sources.iter().enumerate() {
+        let name = source.path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if !(name.ends_with(".c") || name.ends_with(".h")) || name.len() < 3 {
+            return Err(fail(
+                format!("c_sources[{i}].path"),
+                format!(
+                    "a C source must be a `.c` or `.h` file, found {:?}",
+                    source.path.display().to_string()
+                ),
+            ));
+        }
+        if !is_sha256_hex(&source.sha256) {
+            return Err(fail(
+                format!("c_sources[{i}].sha256"),
+                format!("`sha256` must be 64 hex digits, found {:?}", source.sha256),
+            ));
+        }
+        if let Some(first) = source_names.insert(name.to_owned(), i) {
+            return Err(fail(
+                format!("c_sources[{i}].path"),
+                format!(
+                    "c_sources[{first}] already has the file name `{name}`; every source lands in \
+                     src/overrides/ by its name, so names must differ"
+                ),
+            ));
+        }
+    }
+
     let mut pass_names = BTreeMap::new();
     for (i, pass) in recipe.passes.iter().enumerate() {
         if pass.name.trim().is_empty() {
