@@ -8,9 +8,11 @@ mode=${1:-test}
 packages=(clang-19 lld-19)
 if [ "$mode" = test ]; then
   # gcc-12-multilib (never gcc-multilib: it removes the cross compilers) builds the native i386 oracles;
-  # mingw builds the PE test guests; qemu-user runs foreign hosts; valgrind measures;
+  # mingw builds the PE test guests; qemu-user runs foreign hosts (qemu-aarch64, qemu-loongarch64);
+  # the arm64 cross glibc and libgcc are what the AArch64 host links against (LoongArch64 needs
+  # nothing more: it builds freestanding); valgrind measures;
   # Wine (32-bit, headless) runs the PE test guests as the Windows oracle.
-  packages+=(gcc-12-multilib gcc-mingw-w64-i686 qemu-user valgrind wine wine32:i386)
+  packages+=(gcc-12-multilib gcc-mingw-w64-i686 qemu-user libc6-dev-arm64-cross libgcc-12-dev-arm64-cross valgrind wine wine32:i386)
 fi
 
 missing=()

@@ -463,3 +463,37 @@ fn a_longjmp_to_a_returned_setjmp_is_reported() {
         "{stderr}"
     );
 }
+
+/// A host without a C library has no math library, so msvcrt's math functions that need one are
+/// left out there: recompiling a program that imports them for LoongArch64 fails at the link with
+/// rpt's explanation and the missing imports' externs named, and with nothing else missing.
+#[test]
+fn math_imports_are_a_clear_link_error_on_a_host_without_libm() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recipe = fixture_recipe("libm_import", dir.path());
+    let out = Command::new(rpt_binary())
+        .arg("recompile")
+        .arg(&recipe)
+        .args(["--host", "loongarch64", "--gen-dir"])
+        .arg(scratch().join("gen"))
+        .arg("--cache-dir")
+        .arg(scratch().join("cache"))
+        .env("CI", "1")
+        .output()
+        .expect("rpt runs");
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "rpt: error: the loongarch64 host has no C library, and the program needs functions the \
+             win32-console platform leaves out there"
+        ),
+        "{stderr}"
+    );
+    let mut missing: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("ld.lld: error: undefined symbol: "))
+        .collect();
+    missing.sort_unstable();
+    assert_eq!(missing, ["rpt_win32_msvcrt_floor", "rpt_win32_msvcrt_sin"], "{stderr}");
+}

@@ -4,14 +4,16 @@
  * Included by the generated cpu.h after it defines RPT_GUEST_ADDRESS_BITS and
  * RPT_GUEST_BIG_ENDIAN, so everything here can depend on the guest's memory model.
  * Plain C11 plus clang/GCC builtins; no libc header is needed by anything in this file,
- * so a freestanding host only has to supply the few functions rpt_runtime.c calls and the
- * host services declared below.
+ * so a freestanding host only has to supply the host primitives of rpt_host.h. Guest C parts
+ * call the services declared here (rpt_write, rpt_open, ...), never the primitives.
  */
 #ifndef RPT_RUNTIME_H
 #define RPT_RUNTIME_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "rpt_host.h"
 
 #ifndef RPT_GUEST_ADDRESS_BITS
 #error "include cpu.h, which defines RPT_GUEST_ADDRESS_BITS before including rpt_runtime.h"
@@ -75,72 +77,48 @@ enum {
 	RPT_EXIT_INVALID_OPCODE = 5
 };
 
-/* Rounding modes, numbered in the order of rpt_ir::Rounding (without `dynamic`). */
-enum {
-	RPT_ROUND_NEAREST = 0,
-	RPT_ROUND_ZERO = 1,
-	RPT_ROUND_UP = 2,
-	RPT_ROUND_DOWN = 3
-};
-
 /* Dispatch and exits (rpt_runtime.c). */
 rpt_fn rpt_lookup(uint64_t pc);
 rpt_fn rpt_resolve(struct cpu *c, uint64_t pc);
 void rpt_dispatch(struct cpu *c, uint64_t pc);
 _Noreturn void rpt_exit(struct cpu *c, uint64_t pc, int reason);
 _Noreturn void rpt_unreachable(struct cpu *c, uint64_t function);
+
+/* ---- Services: what guest C parts use instead of libc, so they build on every host
+ * (rpt_runtime.c, on the host primitives of rpt_host.h; docs/c-abi.md, "Host primitives and services"). */
+
+/* Ends the process with `status`. */
 _Noreturn void rpt_process_exit(int status);
+/* Writes all `len` bytes to host file descriptor `fd` (1 stdout, 2 stderr, or one rpt_open gave),
+ * retrying short writes; returns how many were written, fewer only if the host refused the rest. */
+size_t rpt_write(int fd, const void *buf, size_t len);
+/* Reads up to `len` bytes from host file descriptor `fd`: the count (0 at end of file), or -1 on error. */
+int64_t rpt_read(int fd, void *buf, size_t len);
+/* Writes a NUL-terminated message to standard error. */
 void rpt_write_stderr(const char *text);
-
-/* ---- Host services for platforms (rpt_runtime.c; docs/c-abi.md, "Host services").
- * Guest C parts reach the host only through these, so a freestanding host (no libc) implements
- * them with raw system calls and every platform works there unchanged. */
-
-/* Writes all `len` bytes to host descriptor `fd` (1 stdout, 2 stderr, or one rpt_host_open gave);
- * returns how many were written, fewer only if the host refused the rest. */
-uint64_t rpt_host_write(int fd, const void *bytes, uint64_t len);
-/* Reads at most `len` bytes; returns the count, 0 at end of file, -1 on error. */
-int64_t rpt_host_read(int fd, void *bytes, uint64_t len);
 /* Whether `fd` is a terminal (platforms buffer output to files and pipes, not to terminals). */
-int rpt_host_is_terminal(int fd);
+int rpt_is_terminal(int fd);
 
 /* The sandbox: every guest file lives beneath one host directory, `$RPT_SANDBOX` at run time
  * (the current directory when unset). Paths given here are relative to it, `/`-separated, with
  * no empty, `.` or `..` component; no symbolic link is followed, so nothing outside is reachable.
- * Each returns -1 on failure and rpt_host_error() then says why. */
-enum {
-	RPT_OPEN_READ = 1,
-	RPT_OPEN_WRITE = 2,
-	RPT_OPEN_CREATE = 4,   /* create the file if missing */
-	RPT_OPEN_TRUNCATE = 8, /* empty it */
-	RPT_OPEN_APPEND = 16,  /* every write goes to the end */
-	RPT_OPEN_EXCLUSIVE = 32 /* with CREATE: fail if it exists */
-};
-int rpt_host_open(const char *path, unsigned flags);
-int rpt_host_close(int fd);
-/* Moves the file position (whence: RPT_SEEK_SET, _CUR, _END); returns the new position or -1. */
-enum { RPT_SEEK_SET = 0, RPT_SEEK_CUR = 1, RPT_SEEK_END = 2 };
-int64_t rpt_host_seek(int fd, int64_t offset, int whence);
-int rpt_host_remove(const char *path);
-int rpt_host_rename(const char *from, const char *to);
-/* Why the last failing host service failed. */
-enum {
-	RPT_HOST_ERROR_OTHER = 1,
-	RPT_HOST_ERROR_NOT_FOUND = 2,
-	RPT_HOST_ERROR_ACCESS = 3,   /* permission denied, or a symbolic link on the way */
-	RPT_HOST_ERROR_EXISTS = 4,
-	RPT_HOST_ERROR_IS_DIRECTORY = 5,
-	RPT_HOST_ERROR_TOO_MANY = 6, /* out of descriptors */
-	RPT_HOST_ERROR_INVALID = 7   /* a path no sandbox file can have */
-};
-int rpt_host_error(void);
+ * rpt_open takes RPT_OPEN_READ, _WRITE, _CREATE, _TRUNCATE, _APPEND and _EXCLUSIVE (rpt_host.h)
+ * and opens regular files only; rpt_seek takes RPT_SEEK_SET, _CUR or _END and returns the new
+ * position. Each returns -1 on failure and rpt_last_error() then says why. */
+int rpt_open(const char *path, unsigned flags);
+int rpt_close(int fd);
+int64_t rpt_seek(int fd, int64_t offset, int whence);
+int rpt_remove(const char *path);
+int rpt_rename(const char *from, const char *to);
+/* Why the last failing service failed: an RPT_HOST_ERROR_* (rpt_host.h). */
+int rpt_last_error(void);
 
 /* Clocks: nanoseconds since an arbitrary start (never going back), and since 1970-01-01 UTC. */
-uint64_t rpt_host_monotonic_ns(void);
-int64_t rpt_host_realtime_ns(void);
-void rpt_host_sleep_ns(uint64_t ns);
+uint64_t rpt_monotonic_ns(void);
+int64_t rpt_realtime_ns(void);
+void rpt_sleep_ns(uint64_t ns);
 /* The host environment's i-th `NAME=value` string, NULL past the end. */
-const char *rpt_host_env(size_t i);
+const char *rpt_env(size_t i);
 
 /* ---- Resume points: non-local jumps across lifted code (rpt_runtime.c; docs/c-abi.md).
  * rpt_dispatch_resumable calls rpt_dispatch(c, pc) with a resume point established in its own

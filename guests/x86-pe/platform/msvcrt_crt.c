@@ -69,7 +69,7 @@ void rpt_msvcrt_set_errno(int e)
 
 void rpt_msvcrt_errno_from_host(void)
 {
-	switch (rpt_host_error()) {
+	switch (rpt_last_error()) {
 	case RPT_HOST_ERROR_NOT_FOUND:
 		rpt_msvcrt_set_errno(RPT_ENOENT);
 		break;
@@ -246,7 +246,7 @@ static uint32_t rpt_msvcrt_matherr;
 /* Copies a host string onto the guest heap. */
 static uint32_t rpt_msvcrt_strdup_host(const char *s)
 {
-	uint32_t n = rpt_host_strlen(s);
+	uint32_t n = rpt_win32_strlen(s);
 	uint32_t p = rpt_msvcrt_malloc(n + 1);
 	if (!p)
 		rpt_win32_fatal("no guest memory for the program's arguments at ", RPT_WIN32_HEAP_BASE);
@@ -271,13 +271,13 @@ void rpt_msvcrt_init(struct cpu *c, int argc, char **argv)
 	rpt_store_u32_le(args + 4 * guest_argc, 0);
 
 	uint32_t env_count = 0;
-	while (rpt_host_env(env_count))
+	while (rpt_env(env_count))
 		env_count++;
 	uint32_t env = rpt_msvcrt_malloc(4 * (env_count + 1));
 	if (!env)
 		rpt_win32_fatal("no guest memory for the environment at ", RPT_WIN32_HEAP_BASE);
 	for (uint32_t i = 0; i < env_count; i++)
-		rpt_store_u32_le(env + 4 * i, rpt_msvcrt_strdup_host(rpt_host_env(i)));
+		rpt_store_u32_le(env + 4 * i, rpt_msvcrt_strdup_host(rpt_env(i)));
 	rpt_store_u32_le(env + 4 * env_count, 0);
 
 	rpt_store_u32_le(RPT_DATA_ARGC, guest_argc);
@@ -464,7 +464,7 @@ static _Noreturn void rpt_msvcrt_abort(void)
 	static const char msg[] = "\r\nThis application has requested the Runtime to terminate it in an unusual way.\n"
 				  "Please contact the application's support team for more information.\r\n";
 	rpt_msvcrt_flush_all();
-	rpt_host_write(2, msg, sizeof msg - 1);
+	rpt_write(2, msg, sizeof msg - 1);
 	rpt_process_exit(3);
 }
 
@@ -476,7 +476,7 @@ void rpt_win32_msvcrt__amsg_exit(struct cpu *restrict c)
 	msg[17] = (char)('0' + code / 10 % 10);
 	msg[18] = (char)('0' + code % 10);
 	rpt_msvcrt_flush_all();
-	rpt_host_write(2, msg, sizeof msg - 1);
+	rpt_write(2, msg, sizeof msg - 1);
 	rpt_process_exit(255);
 }
 

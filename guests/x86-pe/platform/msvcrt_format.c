@@ -382,7 +382,7 @@ static void rpt_format_double(struct rpt_fmt_sink *sink, const struct rpt_spec *
 	int is_zero = (bits << 1) == 0;
 	if (special) {
 		const char *text = rpt_special_text(bits);
-		n = rpt_host_strlen(text);
+		n = rpt_win32_strlen(text);
 		for (uint32_t i = 0; i < n; i++)
 			digits[i] = text[i];
 		point = 1;

@@ -6,7 +6,8 @@
  *   through the guest's x87 model (rpt_x86_set_st0_f64 in x86_runtime.c).
  * - The transcendental functions use the host's libm (glibc on glibc hosts), which may differ
  *   from msvcrt's in the last bit for some arguments; sqrt, floor, ceil, fabs, fmod, ldexp,
- *   frexp and modf are exact everywhere. A freestanding host must supply libm's functions.
+ *   frexp and modf are exact everywhere. Hosts without a C library have no libm: there only
+ *   sqrt, fabs, _isnan and _finite exist (they are single instructions), see below.
  * - Time: the host's clock. There are no time zones: local time is UTC, _timezone and _daylight
  *   are 0. clock() counts milliseconds since start-up (msvcrt's clock is wall time, not CPU time).
  *   Times before 1970 are not representable (gmtime and localtime return NULL, as msvcrt does).
@@ -16,6 +17,38 @@
 #define RPT_MSVCRT(name) void rpt_win32_msvcrt_##name(struct cpu *restrict c)
 
 /* ---------------------------------------------------------------- math.h */
+
+RPT_MSVCRT(sqrt);
+void rpt_win32_msvcrt_sqrt(struct cpu *restrict c)
+{
+	double x = rpt_win32_arg_f64(c, 0);
+	rpt_win32_return_cdecl_f64(c, __builtin_sqrt(x));
+}
+
+RPT_MSVCRT(fabs);
+void rpt_win32_msvcrt_fabs(struct cpu *restrict c)
+{
+	double x = rpt_win32_arg_f64(c, 0);
+	rpt_win32_return_cdecl_f64(c, __builtin_fabs(x));
+}
+
+RPT_MSVCRT(_isnan);
+void rpt_win32_msvcrt__isnan(struct cpu *restrict c)
+{
+	rpt_win32_return_cdecl(c, __builtin_isnan(rpt_win32_arg_f64(c, 0)) ? 1u : 0u);
+}
+
+RPT_MSVCRT(_finite);
+void rpt_win32_msvcrt__finite(struct cpu *restrict c)
+{
+	rpt_win32_return_cdecl(c, __builtin_isfinite(rpt_win32_arg_f64(c, 0)) ? 1u : 0u);
+}
+
+/* The rest call the C library's math functions (clang turns these builtins into calls of sin,
+ * floor, ...), which only a hosted C implementation has. On a freestanding host (LoongArch64 here)
+ * they are left out, so an image importing one of them fails to link there with the import's
+ * extern named as an undefined symbol (rpt_win32_msvcrt_sin); docs/win32-console.md lists them. */
+#if __STDC_HOSTED__
 
 RPT_MSVCRT(sin);
 void rpt_win32_msvcrt_sin(struct cpu *restrict c)
@@ -101,13 +134,6 @@ void rpt_win32_msvcrt_log10(struct cpu *restrict c)
 	rpt_win32_return_cdecl_f64(c, __builtin_log10(x));
 }
 
-RPT_MSVCRT(sqrt);
-void rpt_win32_msvcrt_sqrt(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_sqrt(x));
-}
-
 RPT_MSVCRT(floor);
 void rpt_win32_msvcrt_floor(struct cpu *restrict c)
 {
@@ -120,13 +146,6 @@ void rpt_win32_msvcrt_ceil(struct cpu *restrict c)
 {
 	double x = rpt_win32_arg_f64(c, 0);
 	rpt_win32_return_cdecl_f64(c, __builtin_ceil(x));
-}
-
-RPT_MSVCRT(fabs);
-void rpt_win32_msvcrt_fabs(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_fabs(x));
 }
 
 RPT_MSVCRT(atan2);
@@ -160,8 +179,6 @@ void rpt_win32_msvcrt__hypot(struct cpu *restrict c)
 RPT_MSVCRT(ldexp);
 RPT_MSVCRT(frexp);
 RPT_MSVCRT(modf);
-RPT_MSVCRT(_isnan);
-RPT_MSVCRT(_finite);
 
 /* double ldexp(double x, int e) */
 void rpt_win32_msvcrt_ldexp(struct cpu *restrict c)
@@ -188,15 +205,7 @@ void rpt_win32_msvcrt_modf(struct cpu *restrict c)
 	rpt_win32_return_cdecl_f64(c, frac);
 }
 
-void rpt_win32_msvcrt__isnan(struct cpu *restrict c)
-{
-	rpt_win32_return_cdecl(c, __builtin_isnan(rpt_win32_arg_f64(c, 0)) ? 1u : 0u);
-}
-
-void rpt_win32_msvcrt__finite(struct cpu *restrict c)
-{
-	rpt_win32_return_cdecl(c, __builtin_isfinite(rpt_win32_arg_f64(c, 0)) ? 1u : 0u);
-}
+#endif /* __STDC_HOSTED__ */
 
 /* ---------------------------------------------------------------- time.h */
 
@@ -223,7 +232,7 @@ RPT_MSVCRT(strftime);
 
 static int64_t rpt_now_seconds(void)
 {
-	int64_t ns = rpt_host_realtime_ns();
+	int64_t ns = rpt_realtime_ns();
 	return ns >= 0 ? ns / 1000000000 : -((-ns + 999999999) / 1000000000);
 }
 
@@ -253,7 +262,7 @@ static int rpt_clock_started;
  * any clock function marks the start, which is before main in every mingw program. */
 void rpt_win32_msvcrt_clock(struct cpu *restrict c)
 {
-	uint64_t now = rpt_host_monotonic_ns();
+	uint64_t now = rpt_monotonic_ns();
 	if (!rpt_clock_started) {
 		rpt_clock_start = now;
 		rpt_clock_started = 1;

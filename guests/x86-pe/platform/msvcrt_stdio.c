@@ -189,7 +189,7 @@ void rpt_msvcrt_stdio_init(void)
 	rpt_stream_open(0, 0, 1, 0, 1);
 	rpt_stream_open(1, 1, 0, 1, 1);
 	rpt_stream_open(2, 2, 0, 1, 1);
-	rpt_streams[1].unbuffered = rpt_host_is_terminal(1);
+	rpt_streams[1].unbuffered = rpt_is_terminal(1);
 	rpt_streams[2].unbuffered = 1;
 	rpt_stream_sync(1);
 	rpt_stream_sync(2);
@@ -199,7 +199,7 @@ static int rpt_stream_flush_writes(struct rpt_stream *s)
 {
 	if (!s->wlen)
 		return 0;
-	uint64_t done = rpt_host_write(s->fd, s->wbuf, s->wlen);
+	uint64_t done = rpt_write(s->fd, s->wbuf, s->wlen);
 	int ok = done == s->wlen;
 	s->wlen = 0;
 	if (!ok)
@@ -234,7 +234,7 @@ static void rpt_stream_switch(struct rpt_stream *s, int to)
 	} else if (s->last == RPT_LAST_READ && (s->rlen > s->rpos || s->npushed)) {
 		int64_t back = (int64_t)(s->rlen - s->rpos);
 		if (back)
-			rpt_host_seek(s->fd, -back, RPT_SEEK_CUR);
+			rpt_seek(s->fd, -back, RPT_SEEK_CUR);
 		s->rpos = s->rlen = s->npushed = 0;
 	}
 	s->last = to;
@@ -282,7 +282,7 @@ static int rpt_stream_raw(struct rpt_stream *s)
 		/* Reading stdin while stdout goes to a terminal: show the prompt first. */
 		if (s == &rpt_streams[0])
 			rpt_stream_flush_writes(&rpt_streams[1]);
-		int64_t n = rpt_host_read(s->fd, s->rbuf, RPT_STREAM_BUF);
+		int64_t n = rpt_read(s->fd, s->rbuf, RPT_STREAM_BUF);
 		if (n <= 0) {
 			if (n < 0)
 				s->error = 1;
@@ -457,7 +457,7 @@ static int rpt_open_into(uint32_t index, uint32_t path, uint32_t mode)
 	int readable, writable, text;
 	if (rpt_parse_mode(mode, &flags, &readable, &writable, &text) != 0 || rpt_sandbox_path(path, host_path) != 0)
 		return -1;
-	int fd = rpt_host_open(host_path, flags);
+	int fd = rpt_open(host_path, flags);
 	if (fd < 0) {
 		rpt_msvcrt_errno_from_host();
 		return -1;
@@ -491,7 +491,7 @@ static int rpt_stream_close(uint32_t index)
 {
 	struct rpt_stream *s = &rpt_streams[index];
 	int r = rpt_stream_flush_writes(s);
-	if (s->fd > 2 && rpt_host_close(s->fd) != 0)
+	if (s->fd > 2 && rpt_close(s->fd) != 0)
 		r = -1;
 	s->open = 0;
 	rpt_stream_sync(index);
@@ -542,12 +542,12 @@ void rpt_win32_msvcrt_tmpfile(struct cpu *restrict c)
 	for (int attempt = 0; attempt < 1000; attempt++) {
 		char name[32];
 		rpt_temp_name(name);
-		int fd = rpt_host_open(name, RPT_OPEN_READ | RPT_OPEN_WRITE | RPT_OPEN_CREATE | RPT_OPEN_EXCLUSIVE);
-		if (fd < 0 && rpt_host_error() == RPT_HOST_ERROR_EXISTS)
+		int fd = rpt_open(name, RPT_OPEN_READ | RPT_OPEN_WRITE | RPT_OPEN_CREATE | RPT_OPEN_EXCLUSIVE);
+		if (fd < 0 && rpt_last_error() == RPT_HOST_ERROR_EXISTS)
 			continue;
 		if (fd < 0)
 			break;
-		rpt_host_remove(name);
+		rpt_remove(name);
 		rpt_stream_open((uint32_t)index, fd, 1, 1, 0);
 		rpt_win32_return_cdecl(c, rpt_msvcrt_stream_addr((uint32_t)index));
 		return;
@@ -563,10 +563,10 @@ void rpt_win32_msvcrt_tmpnam(struct cpu *restrict c)
 	char name[32];
 	for (int attempt = 0; attempt < 1000; attempt++) {
 		rpt_temp_name(name);
-		int fd = rpt_host_open(name, RPT_OPEN_READ);
+		int fd = rpt_open(name, RPT_OPEN_READ);
 		if (fd < 0)
 			break;
-		rpt_host_close(fd);
+		rpt_close(fd);
 	}
 	uint32_t out = buf ? buf : RPT_DATA_TMPNAM;
 	rpt_store_u8_le(out, '\\');
@@ -774,7 +774,7 @@ void rpt_win32_msvcrt_ungetc(struct cpu *restrict c)
 
 static int64_t rpt_stream_tell(struct rpt_stream *s)
 {
-	int64_t at = rpt_host_seek(s->fd, 0, RPT_SEEK_CUR);
+	int64_t at = rpt_seek(s->fd, 0, RPT_SEEK_CUR);
 	if (at < 0)
 		return -1;
 	if (s->last == RPT_LAST_WRITE)
@@ -795,7 +795,7 @@ static int rpt_stream_seek(struct rpt_stream *s, int64_t offset, int whence)
 	s->rpos = s->rlen = s->npushed = 0;
 	s->last = RPT_LAST_NONE;
 	s->eof = 0;
-	if (rpt_host_seek(s->fd, offset, whence) < 0) {
+	if (rpt_seek(s->fd, offset, whence) < 0) {
 		rpt_msvcrt_set_errno(RPT_EINVAL);
 		return -1;
 	}
@@ -924,7 +924,7 @@ void rpt_win32_msvcrt__isatty(struct cpu *restrict c)
 {
 	uint32_t fd = rpt_win32_arg(c, 0);
 	int tty = fd < RPT_MSVCRT_STREAMS && rpt_streams[fd].open && rpt_streams[fd].fd <= 2 &&
-		  rpt_host_is_terminal(rpt_streams[fd].fd);
+		  rpt_is_terminal(rpt_streams[fd].fd);
 	rpt_win32_return_cdecl(c, tty ? 0x40u : 0u);
 }
 
@@ -934,7 +934,7 @@ static void rpt_remove_common(struct cpu *c)
 {
 	char host_path[RPT_SANDBOX_PATH_MAX];
 	int r = rpt_sandbox_path(rpt_win32_arg(c, 0), host_path);
-	if (r == 0 && rpt_host_remove(host_path) != 0) {
+	if (r == 0 && rpt_remove(host_path) != 0) {
 		rpt_msvcrt_errno_from_host();
 		r = -1;
 	}
@@ -957,7 +957,7 @@ void rpt_win32_msvcrt_rename(struct cpu *restrict c)
 	int r = rpt_sandbox_path(rpt_win32_arg(c, 0), from);
 	if (r == 0)
 		r = rpt_sandbox_path(rpt_win32_arg(c, 1), to);
-	if (r == 0 && rpt_host_rename(from, to) != 0) {
+	if (r == 0 && rpt_rename(from, to) != 0) {
 		rpt_msvcrt_errno_from_host();
 		r = -1;
 	}
@@ -998,7 +998,7 @@ void rpt_win32_msvcrt_perror(struct cpu *restrict c)
 		rpt_msvcrt_stream_write(err, ": ", 2);
 	}
 	const char *text = rpt_msvcrt_error_text(rpt_load_u32_le(RPT_DATA_ERRNO));
-	rpt_msvcrt_stream_write(err, text, rpt_host_strlen(text));
+	rpt_msvcrt_stream_write(err, text, rpt_win32_strlen(text));
 	rpt_msvcrt_stream_write(err, "\n", 1);
 	rpt_stream_end_call(err);
 	rpt_win32_return_cdecl(c, 0);

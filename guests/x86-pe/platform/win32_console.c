@@ -29,6 +29,9 @@
  * - Modules: GetModuleHandle(NULL) is the image; KERNEL32 and msvcrt have fixed handles; other
  *   DLLs do not exist. GetProcAddress finds the functions and variables the image imports (by
  *   name, from any module): their thunks are the only platform code lifted code can reach.
+ * - The operating system is reached only through the runtime's services (rpt_write, rpt_open,
+ *   rpt_monotonic_ns, rpt_process_exit, ...; docs/c-abi.md), never libc, so the platform builds
+ *   on freestanding hosts too.
  */
 #include "win32_console.h"
 
@@ -78,7 +81,7 @@ void rpt_x86_platform_finish(struct cpu *c);
 
 /* ---------------------------------------------------------------- guest memory helpers */
 
-uint32_t rpt_host_strlen(const char *s)
+uint32_t rpt_win32_strlen(const char *s)
 {
 	uint32_t n = 0;
 	while (s[n])
@@ -151,7 +154,7 @@ void rpt_guest_memset(uint32_t dst, uint8_t v, uint32_t n)
 
 void rpt_guest_store_string(uint32_t dst, const char *s)
 {
-	uint32_t n = rpt_host_strlen(s);
+	uint32_t n = rpt_win32_strlen(s);
 	rpt_guest_copy_out(dst, s, n);
 	rpt_store_u8_le((uint32_t)(dst + n), 0);
 }
@@ -206,7 +209,7 @@ _Noreturn void rpt_win32_fatal(const char *what, uint32_t addr)
 	rpt_win32_append_hex(msg, &pos, addr);
 	msg[pos++] = '\n';
 	rpt_msvcrt_flush_all();
-	rpt_host_write(2, msg, pos);
+	rpt_write(2, msg, pos);
 	rpt_process_exit(125);
 }
 
@@ -567,7 +570,7 @@ void rpt_win32_KERNEL32_WriteFile(struct cpu *restrict c)
 	/* The guest buffer is contiguous in host memory unless it wraps past 4 GiB; clip it there. */
 	if ((uint64_t)buf + len > (uint64_t)1 << 32)
 		len = (uint32_t)(((uint64_t)1 << 32) - buf);
-	uint32_t done = (uint32_t)rpt_host_write(fd, rpt_mem + buf, len);
+	uint32_t done = (uint32_t)rpt_write(fd, rpt_mem + buf, len);
 	if (written_ptr != 0)
 		rpt_store_u32_le(written_ptr, done);
 	rpt_win32_return(c, 5, done == len ? 1u : 0u);
@@ -587,7 +590,7 @@ void rpt_win32_KERNEL32_ReadFile(struct cpu *restrict c)
 	}
 	if ((uint64_t)buf + len > (uint64_t)1 << 32)
 		len = (uint32_t)(((uint64_t)1 << 32) - buf);
-	int64_t n = rpt_host_read(0, rpt_mem + buf, len);
+	int64_t n = rpt_read(0, rpt_mem + buf, len);
 	if (read_ptr != 0)
 		rpt_store_u32_le(read_ptr, n > 0 ? (uint32_t)n : 0);
 	rpt_win32_return(c, 5, n >= 0 ? 1u : 0u);
@@ -874,7 +877,7 @@ void rpt_win32_KERNEL32_SetUnhandledExceptionFilter(struct cpu *restrict c)
 void rpt_win32_KERNEL32_Sleep(struct cpu *restrict c)
 {
 	rpt_msvcrt_flush_all();
-	rpt_host_sleep_ns((uint64_t)rpt_win32_arg(c, 0) * 1000000u);
+	rpt_sleep_ns((uint64_t)rpt_win32_arg(c, 0) * 1000000u);
 	rpt_win32_return(c, 1, 0);
 }
 
@@ -934,7 +937,7 @@ void rpt_win32_KERNEL32_TlsSetValue(struct cpu *restrict c)
 /* The performance counter counts 100 ns ticks of the host's monotonic clock. */
 void rpt_win32_KERNEL32_QueryPerformanceCounter(struct cpu *restrict c)
 {
-	rpt_store_u64_le(rpt_win32_arg(c, 0), rpt_host_monotonic_ns() / 100u);
+	rpt_store_u64_le(rpt_win32_arg(c, 0), rpt_monotonic_ns() / 100u);
 	rpt_win32_return(c, 1, 1);
 }
 
@@ -947,14 +950,14 @@ void rpt_win32_KERNEL32_QueryPerformanceFrequency(struct cpu *restrict c)
 /* FILETIME: 100 ns ticks since 1601-01-01 UTC, which is 11644473600 s before the Unix epoch. */
 void rpt_win32_KERNEL32_GetSystemTimeAsFileTime(struct cpu *restrict c)
 {
-	int64_t ticks = rpt_host_realtime_ns() / 100 + (int64_t)11644473600 * 10000000;
+	int64_t ticks = rpt_realtime_ns() / 100 + (int64_t)11644473600 * 10000000;
 	rpt_store_u64_le(rpt_win32_arg(c, 0), (uint64_t)ticks);
 	rpt_win32_return(c, 1, 0);
 }
 
 void rpt_win32_KERNEL32_GetTickCount(struct cpu *restrict c)
 {
-	rpt_win32_return(c, 0, (uint32_t)(rpt_host_monotonic_ns() / 1000000u));
+	rpt_win32_return(c, 0, (uint32_t)(rpt_monotonic_ns() / 1000000u));
 }
 
 void rpt_win32_KERNEL32_GetCurrentProcessId(struct cpu *restrict c)
@@ -1129,7 +1132,7 @@ void rpt_win32_KERNEL32_WaitForSingleObject(struct cpu *restrict c)
 	}
 	if (ms == RPT_WIN32_INFINITE)
 		rpt_win32_fatal("the only thread waits forever on a semaphore nothing can release; its handle is ", handle);
-	rpt_host_sleep_ns((uint64_t)ms * 1000000u);
+	rpt_sleep_ns((uint64_t)ms * 1000000u);
 	rpt_win32_return(c, 2, RPT_WIN32_WAIT_TIMEOUT);
 }
 

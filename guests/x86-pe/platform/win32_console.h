@@ -144,7 +144,7 @@ void rpt_guest_memmove(uint32_t dst, uint32_t src, uint32_t n);
 void rpt_guest_memset(uint32_t dst, uint8_t v, uint32_t n);
 /* Stores a host string and its NUL at `dst`. */
 void rpt_guest_store_string(uint32_t dst, const char *s);
-uint32_t rpt_host_strlen(const char *s);
+uint32_t rpt_win32_strlen(const char *s);
 
 /* ---- msvcrt internals shared between its files */
 
@@ -160,7 +160,7 @@ enum {
 
 void rpt_msvcrt_init(struct cpu *c, int argc, char **argv);
 void rpt_msvcrt_set_errno(int e);
-/* Sets errno from rpt_host_error(). */
+/* Sets errno from rpt_last_error(). */
 void rpt_msvcrt_errno_from_host(void);
 /* Runs the atexit/_onexit functions, last registered first (once). */
 void rpt_msvcrt_run_exit_handlers(struct cpu *c);
