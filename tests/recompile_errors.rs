@@ -74,26 +74,54 @@ fn an_instruction_the_lifter_lacks_names_its_address_and_the_recipe() {
 }
 
 #[test]
-fn an_import_the_platform_lacks_is_named_with_the_recipe() {
+fn every_import_the_platform_lacks_is_listed_before_any_code_is_emitted() {
     let dir = tempfile::tempdir().expect("tempdir");
     let src = dir.path().join("probe.c");
     fs::write(
         &src,
         "__declspec(dllimport) void __stdcall ExitProcess(unsigned);\n\
+         __declspec(dllimport) int __stdcall Beep(unsigned, unsigned);\n\
          __declspec(dllimport) void __stdcall Sleep(unsigned);\n\
-         void __stdcall start(void) { Sleep(1); ExitProcess(0); }\n",
+         __declspec(dllimport) int __stdcall SetConsoleTitleA(const char *);\n\
+         __declspec(dllimport) unsigned __stdcall GetLogicalDrives(void);\n\
+         void __stdcall start(void) { Beep(440, 10); Sleep(1); SetConsoleTitleA(\"x\"); ExitProcess(GetLogicalDrives()); }\n",
     )
     .expect("write source");
     let exe = dir.path().join("probe.exe");
     build_pe(&src, &exe, &[]);
     let recipe = write_recipe(dir.path(), &exe, "");
     let (ok, stderr) = recompile(dir.path(), &recipe);
-    assert!(!ok, "an unknown import must fail:\n{stderr}");
+    assert!(!ok, "unknown imports must fail:\n{stderr}");
     assert!(stderr.contains(&recipe), "the message must name the recipe:\n{stderr}");
-    assert!(stderr.contains("Sleep"), "the message must name the import:\n{stderr}");
     assert!(
-        stderr.to_lowercase().contains("kernel32"),
-        "the message must name the module:\n{stderr}"
+        stderr.contains("does not implement 3 imports"),
+        "the message must count the missing imports:\n{stderr}"
+    );
+    for name in [
+        "KERNEL32.dll!Beep",
+        "KERNEL32.dll!SetConsoleTitleA",
+        "KERNEL32.dll!GetLogicalDrives",
+    ] {
+        assert!(stderr.contains(name), "the message must name {name}:\n{stderr}");
+    }
+    // Sleep and ExitProcess are implemented, so they are not listed.
+    assert!(!stderr.contains("Sleep") && !stderr.contains("ExitProcess"), "{stderr}");
+    // Nothing was generated: the check runs before lifting and emitting.
+    let mut c_files = Vec::new();
+    let mut stack = vec![dir.path().join("gen")];
+    while let Some(d) = stack.pop() {
+        for entry in fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "c") {
+                c_files.push(path);
+            }
+        }
+    }
+    assert!(
+        c_files.is_empty(),
+        "C was emitted before the import check failed: {c_files:?}"
     );
 }
 

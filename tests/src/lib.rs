@@ -6,6 +6,8 @@ use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
+pub mod matrix;
+
 /// The workspace's root directory.
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -171,7 +171,8 @@ pub enum GuestError {
         /// What is wrong.
         why: String,
     },
-    /// The image imports a function the platform does not implement.
+    /// The image imports a function the platform does not implement (one import; guests that can
+    /// see the whole import table report [`GuestError::MissingImports`] instead).
     #[error("the {platform} platform does not implement the import {module}!{name}")]
     MissingImport {
         /// The platform.
@@ -181,6 +182,28 @@ pub enum GuestError {
         /// The import.
         name: String,
     },
+    /// The image imports functions or data the platform does not implement: every one of them,
+    /// in import-table order, so one run shows the whole gap.
+    #[error("{}", describe_missing_imports(.platform, .imports))]
+    MissingImports {
+        /// The platform.
+        platform: String,
+        /// Each missing import as `module!name` (`msvcrt.dll!_wfopen`).
+        imports: Vec<String>,
+    },
+}
+
+fn describe_missing_imports(platform: &str, imports: &[String]) -> String {
+    let plural = if imports.len() == 1 { "" } else { "s" };
+    let mut out = format!(
+        "the {platform} platform does not implement {} import{plural} of this image:",
+        imports.len()
+    );
+    for import in imports {
+        out.push_str("\n  ");
+        out.push_str(import);
+    }
+    out
 }
 
 /// A guest architecture: loader, decoder, lifter, state and runtime part.
@@ -207,7 +230,7 @@ pub trait GuestPlugin: Send + Sync {
     fn load(&self, image: &[u8]) -> Result<GuestImage, GuestError>;
 
     /// The functions implemented outside lifted code on `platform`: thunk address to C symbol.
-    /// Fails with [`GuestError::MissingImport`] naming the first import the platform lacks.
+    /// Fails with [`GuestError::MissingImports`] listing every import the platform lacks.
     fn externs(&self, image: &GuestImage, platform: &str) -> Result<BTreeMap<GuestAddr, String>, GuestError>;
 
     /// Finds every function reachable from the image's entry points and the recipe's seeds.

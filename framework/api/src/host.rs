@@ -1,6 +1,6 @@
 //! The host interface: what a target CPU is and how code for it is built and run.
 
-use crate::PluginInfo;
+use crate::{PluginInfo, SourceFile};
 
 /// Geometry of a level-1 instruction cache.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -13,14 +13,62 @@ pub struct CacheGeometry {
     pub line: u32,
 }
 
+impl CacheGeometry {
+    /// The number of sets (`size / (ways * line)`), or `None` when the three do not fit together.
+    pub fn sets(&self) -> Option<u32> {
+        let way_bytes = self.ways.checked_mul(self.line)?;
+        (way_bytes > 0 && self.size.is_multiple_of(way_bytes)).then(|| self.size / way_bytes)
+    }
+
+    /// Checks that the geometry describes a real set-associative cache: every number positive, the
+    /// line size and the number of sets powers of two (as cachegrind's `--I1=size,assoc,line`
+    /// requires), and the size exactly `sets * ways * line`. The error says which rule is broken.
+    pub fn check(&self) -> Result<(), String> {
+        if self.size == 0 || self.ways == 0 || self.line == 0 {
+            return Err(format!("size, ways and line must all be positive, found {self}"));
+        }
+        if !self.line.is_power_of_two() {
+            return Err(format!("the line size must be a power of two, found {}", self.line));
+        }
+        match self.sets() {
+            Some(sets) if sets.is_power_of_two() => Ok(()),
+            Some(sets) => Err(format!(
+                "{self} has {sets} sets; the number of sets (size / (ways * line)) must be a power of two"
+            )),
+            None => Err(format!("the size must be a multiple of ways * line, found {self}")),
+        }
+    }
+}
+
+impl std::fmt::Display for CacheGeometry {
+    /// `48 KiB, 3-way, 64-byte lines` (sizes that are not whole KiB in bytes).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.size.is_multiple_of(1024) {
+            write!(f, "{} KiB", self.size / 1024)?;
+        } else {
+            write!(f, "{} bytes", self.size)?;
+        }
+        write!(f, ", {}-way, {}-byte lines", self.ways, self.line)
+    }
+}
+
 /// What passes may read about a host.
+///
+/// Register counts are the registers a compiler can keep values in across a function body: every
+/// architectural register of the class minus the stack pointer, a hard-wired zero register, the
+/// link register, the frame pointer, and registers the Linux ABI reserves (the thread pointer,
+/// LoongArch's `$r21`). They tell a pass such as state-in-memory how many guest registers can live
+/// in host registers at once; they are not an exact model of any compiler's allocator.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct HostDesc {
     /// The clang target triple.
     pub triple: String,
+    /// The CPU model this description is for (`cortex-a72`, `native`): a name from
+    /// [`HostPlugin::cpu_models`].
+    pub cpu: String,
     /// Pointer width in bits.
     pub pointer_bits: u32,
-    /// Allocatable general-purpose registers.
+    /// Allocatable general-purpose registers (see above).
     pub gprs: u32,
     /// Allocatable floating-point registers.
     pub fprs: u32,
@@ -28,6 +76,65 @@ pub struct HostDesc {
     pub big_endian: bool,
     /// The L1 instruction cache.
     pub l1i: CacheGeometry,
+}
+
+/// A CPU a host knows by name, with what distinguishes it from the host's other CPUs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CpuModel {
+    /// The name recipes use (`cortex-a72`, `apple-m1`, `loongson-3a6000`, `native`).
+    pub name: String,
+    /// One line for `rpt hosts`: what it is and where users meet it.
+    pub summary: String,
+    /// Its L1 instruction cache.
+    pub l1i: CacheGeometry,
+    /// Compile flags that tune code for it without narrowing where the code runs (`-mtune=...`),
+    /// added after the host's own flags.
+    pub cflags: Vec<String>,
+}
+
+/// How the runtime reaches the operating system on a host.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CEnvironment {
+    /// A C library is there: the runtime's own C-library host part (`runtime/rpt_host_libc.c`)
+    /// provides the host primitives of `docs/c-abi.md`.
+    Libc,
+    /// No C library: the host's shim provides start-up code (`_start`), the host primitives and
+    /// whatever the compiler may call by itself (`memcpy`, `memset`, ...). The runtime's C-library
+    /// part is left out.
+    Freestanding {
+        /// The shim's C files, at paths relative to a generation's `src/` (`host/start.c`).
+        shim: Vec<SourceFile>,
+    },
+}
+
+/// When a [`Requirement`] is needed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Purpose {
+    /// To compile and link for the host.
+    Build,
+    /// To run what was built.
+    Run,
+}
+
+/// What a [`Requirement`] is.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Needed {
+    /// A command found on `PATH` (`clang-19`, `qemu-aarch64`).
+    Command(String),
+    /// A file at an absolute path (a cross C library, a start-up object).
+    File(String),
+}
+
+/// Something a host's toolchain or runner needs on this machine, and the package that provides it,
+/// so a missing piece is reported as "install this" rather than as a compiler's error.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Requirement {
+    /// What must be there.
+    pub needed: Needed,
+    /// The Debian package that provides it (`libc6-dev-arm64-cross`).
+    pub package: String,
+    /// When it is needed.
+    pub purpose: Purpose,
 }
 
 /// How the host's C compiler is invoked.
@@ -59,10 +166,61 @@ pub enum Runner {
 pub trait HostPlugin: Send + Sync {
     /// Name, version and source hash.
     fn info(&self) -> PluginInfo;
-    /// The host's description for passes.
+    /// The host's description for passes, for its default CPU model (the first of [`cpu_models`]).
+    ///
+    /// [`cpu_models`]: HostPlugin::cpu_models
     fn desc(&self) -> HostDesc;
-    /// How to compile and link for it.
+    /// The CPU models a recipe may name with `host_cpu`; the first is the default.
+    fn cpu_models(&self) -> Vec<CpuModel>;
+    /// How to compile and link for it (before any CPU model's or recipe's flags).
     fn compiler(&self) -> CompilerSettings;
+    /// Whether there is a C library, and if not, the shim that stands in for it.
+    fn environment(&self) -> CEnvironment;
+    /// What this machine needs to build for the host and to run the result.
+    fn requirements(&self) -> Vec<Requirement>;
     /// How to run what was built.
     fn runner(&self) -> Runner;
+}
+
+impl HostDesc {
+    /// This description for another of the host's CPU models: its name and L1I geometry.
+    pub fn with_cpu(&self, model: &CpuModel) -> HostDesc {
+        HostDesc {
+            cpu: model.name.clone(),
+            l1i: model.l1i,
+            ..self.clone()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CacheGeometry;
+
+    fn geometry(size: u32, ways: u32, line: u32) -> CacheGeometry {
+        CacheGeometry { size, ways, line }
+    }
+
+    #[test]
+    fn real_caches_pass_and_impossible_ones_say_why() {
+        assert_eq!(geometry(48 * 1024, 3, 64).check(), Ok(()));
+        assert_eq!(geometry(48 * 1024, 3, 64).sets(), Some(256));
+        assert_eq!(geometry(192 * 1024, 6, 128).check(), Ok(()));
+        for (bad, why) in [
+            (geometry(0, 4, 64), "positive"),
+            (geometry(32768, 4, 48), "power of two, found 48"),
+            (geometry(40000, 4, 64), "multiple of ways * line"),
+            (geometry(36 * 1024, 3, 64), "192 sets"),
+        ] {
+            let err = bad.check().expect_err("impossible geometry");
+            assert!(err.contains(why), "{bad:?}: {err}");
+        }
+        assert_eq!(geometry(u32::MAX, u32::MAX, 2).sets(), None);
+    }
+
+    #[test]
+    fn geometry_displays_in_kib_where_it_can() {
+        assert_eq!(geometry(49152, 3, 64).to_string(), "48 KiB, 3-way, 64-byte lines");
+        assert_eq!(geometry(1536, 3, 64).to_string(), "1536 bytes, 3-way, 64-byte lines");
+    }
 }

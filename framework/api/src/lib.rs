@@ -15,7 +15,9 @@ pub use guest::{
     Diagnostic, Discovery, GuestError, GuestImage, GuestOptions, GuestPlugin, Import, LiftResult, MemoryModel, Seeds,
     Segment, SegmentFlags, Severity,
 };
-pub use host::{CacheGeometry, CompilerSettings, HostDesc, HostPlugin, Runner};
+pub use host::{
+    CEnvironment, CacheGeometry, CompilerSettings, CpuModel, HostDesc, HostPlugin, Needed, Purpose, Requirement, Runner,
+};
 pub use pass::{ParamValue, PassError, PassParams, PassPlugin};
 
 /// What identifies a plugin build: its name, version and the hash of the sources it was built from.

@@ -71,6 +71,19 @@ pub struct Manifest {
     pub passes: Vec<PassEntry>,
     /// Reports passes left for the manifest (e.g. a flag-ABI audit), by pass name.
     pub pass_reports: BTreeMap<String, String>,
+    /// The recipe's canonical form (the text its digest hashes), one entry per line, so two
+    /// generations show which recipe settings differ.
+    #[serde(default)]
+    pub recipe_form: Vec<String>,
+    /// The C files compiled into the binary, relative to the generation directory, in link order.
+    #[serde(default)]
+    pub compile_units: Vec<String>,
+    /// The compiler's include directories, relative to the generation directory.
+    #[serde(default)]
+    pub include_dirs: Vec<String>,
+    /// The linked binary, relative to the generation directory (`bin/<recipe>`).
+    #[serde(default)]
+    pub binary: String,
     /// Every file of the generation except the manifest, sorted by path.
     pub files: Vec<FileHash>,
 }
@@ -101,7 +114,7 @@ pub fn hash_bytes(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn walk(root: &Path, dir: &Path, out: &mut Vec<FileHash>) -> Result<(), ManifestError> {
+fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<(), ManifestError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ManifestError::Io { path, source }
@@ -116,26 +129,39 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<FileHash>) -> Result<(), Manifest
                 .unwrap_or(&path)
                 .to_string_lossy()
                 .replace('\\', "/");
-            if rel == "manifest.ron" {
-                continue;
-            }
-            let bytes = fs::read(&path).map_err(io(&path))?;
-            out.push(FileHash {
-                path: rel,
-                sha256: hash_bytes(&bytes),
-            });
+            out.push(rel);
         }
     }
     Ok(())
 }
 
+/// Every file under `root`, by path relative to it with `/` separators, sorted.
+pub fn list_files(root: &Path) -> Result<Vec<String>, ManifestError> {
+    let mut out = Vec::new();
+    walk(root, root, &mut out)?;
+    out.sort();
+    Ok(out)
+}
+
 /// Hashes every file under `root` (except `manifest.ron`), sorted by relative path.
 pub fn hash_files(root: &Path) -> Result<Vec<FileHash>, ManifestError> {
     let mut out = Vec::new();
-    walk(root, root, &mut out)?;
-    out.sort_by(|a, b| a.path.cmp(&b.path));
+    for rel in list_files(root)? {
+        if rel == MANIFEST_FILE {
+            continue;
+        }
+        let path = root.join(&rel);
+        let bytes = fs::read(&path).map_err(|source| ManifestError::Io { path, source })?;
+        out.push(FileHash {
+            path: rel,
+            sha256: hash_bytes(&bytes),
+        });
+    }
     Ok(out)
 }
+
+/// The manifest's file name in a generation directory.
+pub const MANIFEST_FILE: &str = "manifest.ron";
 
 impl Manifest {
     /// The manifest as RON text, in a fixed layout.
@@ -153,15 +179,57 @@ impl Manifest {
 
     /// Reads `manifest.ron` from a generation directory.
     pub fn read(generation: &Path) -> Result<Manifest, ManifestError> {
-        let path = generation.join("manifest.ron");
-        let text = fs::read_to_string(&path).map_err(|source| ManifestError::Io {
+        let path = generation.join(MANIFEST_FILE);
+        let bytes = fs::read(&path).map_err(|source| ManifestError::Io {
             path: path.clone(),
             source,
         })?;
-        ron::from_str(&text).map_err(|e| ManifestError::Parse {
-            path,
+        Manifest::parse(&path, &bytes)
+    }
+
+    /// Parses manifest bytes; `path` names the file in errors.
+    pub fn parse(path: &Path, bytes: &[u8]) -> Result<Manifest, ManifestError> {
+        let text = std::str::from_utf8(bytes).map_err(|e| ManifestError::Parse {
+            path: path.to_path_buf(),
+            message: format!("not UTF-8: {e}"),
+        })?;
+        let manifest: Manifest = ron::from_str(text).map_err(|e| ManifestError::Parse {
+            path: path.to_path_buf(),
             message: e.to_string(),
-        })
+        })?;
+        manifest.check_paths().map_err(|message| ManifestError::Parse {
+            path: path.to_path_buf(),
+            message,
+        })?;
+        Ok(manifest)
+    }
+
+    /// Every path a manifest names must stay inside its generation: relative, `/`-separated, with
+    /// no `..`, `.` or empty component, so reading a damaged or hostile manifest never reaches
+    /// files elsewhere.
+    fn check_paths(&self) -> Result<(), String> {
+        let paths = self
+            .files
+            .iter()
+            .map(|f| f.path.as_str())
+            .chain(self.compile_units.iter().map(String::as_str))
+            .chain(self.include_dirs.iter().map(String::as_str))
+            .chain((!self.binary.is_empty()).then_some(self.binary.as_str()));
+        for p in paths {
+            let inside =
+                !p.is_empty() && !p.contains('\\') && p.split('/').all(|c| !c.is_empty() && c != "." && c != "..");
+            if !inside {
+                return Err(format!(
+                    "the path {p:?} leaves the generation directory or is malformed"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The hash recorded for `path`, if the manifest lists it.
+    pub fn file_hash(&self, path: &str) -> Option<&str> {
+        self.files.iter().find(|f| f.path == path).map(|f| f.sha256.as_str())
     }
 }
 
@@ -189,6 +257,10 @@ mod tests {
             }],
             passes: vec![],
             pass_reports: BTreeMap::new(),
+            recipe_form: vec!["rpt-recipe-digest 1".into()],
+            compile_units: vec!["src/a.c".into()],
+            include_dirs: vec!["src".into()],
+            binary: "bin/demo".into(),
             files: vec![FileHash {
                 path: "src/a.c".into(),
                 sha256: hash_bytes(b"x"),
@@ -215,6 +287,18 @@ mod tests {
         let paths: Vec<&str> = hashes.iter().map(|h| h.path.as_str()).collect();
         assert_eq!(paths, ["src/a.c", "src/guest/b.c"]);
         assert_eq!(hashes[0].sha256, hash_bytes(b"a"));
+    }
+
+    #[test]
+    fn paths_outside_the_generation_are_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for bad in ["../etc/passwd", "/etc/passwd", "src//a.c", "src/./a.c", ""] {
+            let mut m = sample();
+            m.files[0].path = bad.into();
+            m.write(dir.path()).expect("write");
+            let e = Manifest::read(dir.path()).expect_err(bad);
+            assert!(e.to_string().contains("leaves the generation directory"), "{e}");
+        }
     }
 
     #[test]

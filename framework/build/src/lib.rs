@@ -10,6 +10,7 @@
 
 mod cache;
 mod compile;
+mod requirements;
 mod run;
 mod toolchain;
 
@@ -17,6 +18,7 @@ use std::path::PathBuf;
 
 pub use cache::ObjectCache;
 pub use compile::{CompileJob, CompileReport, cache_key, compile_all, content_hash, link};
+pub use requirements::{MissingPiece, check_requirements, check_with_path};
 pub use run::{run, run_captured};
 pub use toolchain::Toolchain;
 
@@ -31,6 +33,21 @@ pub enum BuildError {
     CompilerMissing {
         /// The command that was tried.
         cc: String,
+    },
+    /// This machine lacks something a host needs (a cross C library, an emulator).
+    #[error(
+        "host `{host}`: cannot {purpose} on this machine: {} missing; install with \
+         `apt-get install {}` (scripts/install-deps.sh test installs every host's packages)",
+        describe_missing(missing),
+        requirements::packages(missing)
+    )]
+    Missing {
+        /// The host.
+        host: String,
+        /// What could not be done (`build for it`, `run what was built for it`).
+        purpose: &'static str,
+        /// Every missing piece with its package.
+        missing: Vec<MissingPiece>,
     },
     /// The compiler exists but `--version` failed.
     #[error("the C compiler `{cc}` does not work (`{cc} --version` failed): {detail}")]
@@ -75,6 +92,15 @@ pub enum BuildError {
         /// Why it did not start.
         source: std::io::Error,
     },
+}
+
+fn describe_missing(missing: &[MissingPiece]) -> String {
+    let pieces: Vec<String> = missing
+        .iter()
+        .map(|m| format!("{} (package {})", m.what, m.package))
+        .collect();
+    let verb = if pieces.len() == 1 { "is" } else { "are" };
+    format!("{} {verb}", pieces.join(", "))
 }
 
 impl BuildError {

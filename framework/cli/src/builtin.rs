@@ -10,5 +10,7 @@ pub fn registry() -> Registry {
     registry.add_guest(Arc::new(rpt_guest_x86_pe::X86Pe));
     registry.add_guest(Arc::new(rpt_guest_ppc_dol::PpcDol));
     registry.add_host(Arc::new(rpt_host_x86_64::X86_64Host));
+    registry.add_host(Arc::new(rpt_host_aarch64::Aarch64Host));
+    registry.add_host(Arc::new(rpt_host_loongarch64::Loongarch64Host));
     registry
 }

@@ -1,10 +1,13 @@
-//! The `rpt` command: recompile a recipe, run the result.
+//! The `rpt` command: recompile a recipe, run the result, archive and rebuild generations.
 //!
 //! rpt's own messages go to standard error; a guest's standard output and exit
 //! status pass through `rpt run` untouched.
 
+mod archive;
 mod builtin;
+mod hosts;
 mod progress;
+mod rebuild;
 mod recompile;
 
 use std::path::PathBuf;
@@ -36,9 +39,12 @@ pub enum ProgressMode {
 pub struct RecompileArgs {
     /// The recipe (a .ron file).
     pub recipe: PathBuf,
-    /// Build for this host instead of the recipe's.
+    /// Build for this host instead of the recipe's (`rpt hosts` lists them).
     #[arg(long)]
     pub host: Option<String>,
+    /// Build for this CPU model of the host instead of the recipe's or the host's default.
+    #[arg(long)]
+    pub host_cpu: Option<String>,
     /// Where generations go (default: `gen/` beside the recipe's `recipes/` folder).
     #[arg(long)]
     pub gen_dir: Option<PathBuf>,
@@ -72,6 +78,17 @@ enum Command {
         #[arg(last = true)]
         guest_args: Vec<String>,
     },
+    /// List the hosts, their CPU models with L1I geometry, and whether this machine can build for
+    /// and run each (scripts/host-matrix.sh runs every sample on every host).
+    Hosts,
+    /// Copy a generation into archive/<recipe>/vN and make it the current version.
+    Promote(archive::PromoteArgs),
+    /// Move archive/<recipe>/CURRENT back (or to --to vK) without deleting anything.
+    Rollback(archive::RollbackArgs),
+    /// The archive: list, show, verify, diff and gc.
+    Archive(archive::ArchiveArgs),
+    /// Rebuild a generation (archive/<recipe>/vN) from its own sources and check the binary.
+    Build(rebuild::BuildArgs),
 }
 
 fn main() -> ExitCode {
@@ -80,6 +97,14 @@ fn main() -> ExitCode {
         Command::Recompile { args } => recompile::recompile(&args).map(|_| ExitCode::SUCCESS),
         Command::Run { args, guest_args } => recompile::run(&args, &guest_args),
         Command::Elf2dol { elf, dol } => elf2dol(&elf, &dol).map(|_| ExitCode::SUCCESS),
+        Command::Hosts => {
+            print!("{}", hosts::listing());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Promote(args) => archive::promote(&args),
+        Command::Rollback(args) => archive::rollback(&args),
+        Command::Archive(args) => archive::archive(&args),
+        Command::Build(args) => rebuild::build(&args),
     };
     match result {
         Ok(code) => code,

@@ -7,12 +7,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow};
-use rpt_api::{HostPlugin, SourceFile};
+use rpt_api::{CEnvironment, HostPlugin, Purpose, SourceFile};
 use rpt_archive::{Manifest, PassEntry, PluginEntry, hash_bytes, hash_files};
 use rpt_build::{CompileJob, ObjectCache, Toolchain};
-use rpt_core::{RptDb, Session};
+use rpt_core::{ResolvedHost, RptDb, Session};
 
 use crate::progress::Bars;
+use crate::rebuild::{INCLUDE_DIRS, OVERRIDES_DIR, object_key_extra};
 use crate::{RecompileArgs, builtin};
 
 /// What a recompile produced.
@@ -23,15 +24,21 @@ pub struct Recompiled {
     pub host: Arc<dyn HostPlugin>,
 }
 
-fn default_gen_root(recipe: &Path) -> PathBuf {
+/// The project folder of a recipe: recipes normally live in a project's `recipes/` folder, and
+/// `gen/` and `archive/` go beside it; a recipe elsewhere counts its own folder as the project.
+pub fn project_dir(recipe: &Path) -> PathBuf {
     let dir = recipe.parent().unwrap_or(Path::new(""));
-    // Recipes normally live in a project's `recipes/` folder; generations go beside it.
     let project = if dir.file_name().is_some_and(|n| n == "recipes") {
         dir.parent().unwrap_or(Path::new(""))
     } else {
         dir
     };
-    project.join("gen")
+    project.to_path_buf()
+}
+
+/// Where a recipe's generations go unless `--gen-dir` says otherwise.
+pub fn default_gen_root(recipe: &Path) -> PathBuf {
+    project_dir(recipe).join("gen")
 }
 
 fn write_file(path: &Path, contents: &[u8]) -> Result<()> {
@@ -59,14 +66,9 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
         .map(|s| s.to_string_lossy().into_owned())
         .ok_or_else(|| anyhow!("{}: a recipe file needs a name", recipe_path.display()))?;
     let registry = builtin::registry();
-    let host_name = args.host.clone().unwrap_or_else(|| recipe.host.clone());
-    let host = registry.host(&host_name).cloned().ok_or_else(|| {
-        anyhow!(
-            "{}: unknown host `{host_name}` (known: {})",
-            recipe_path.display(),
-            registry.host_names().join(", ")
-        )
-    })?;
+    let (recipe, host) = select_host(recipe_path, recipe, args, &registry)?;
+    let host_name = recipe.host.clone();
+    rpt_build::check_requirements(&host_name, &host.plugin.requirements(), Purpose::Build)?;
     let guest_info = registry.guest(&recipe.guest).map(|g| g.info());
 
     let db = RptDb::new(registry.clone());
@@ -86,7 +88,15 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     if src_dir.exists() {
         fs::remove_dir_all(&src_dir).with_context(|| format!("clearing {}", src_dir.display()))?;
     }
-    let runtime_files: Vec<SourceFile> = rpt_runtime::sources();
+    // The runtime, and for a host without a C library the shim that stands in for it.
+    let runtime_files: Vec<SourceFile> = match &host.environment {
+        CEnvironment::Libc => rpt_runtime::sources(),
+        CEnvironment::Freestanding { shim } => {
+            let mut files = rpt_runtime::freestanding_sources();
+            files.extend(shim.iter().cloned());
+            files
+        }
+    };
     for file in &generation.files {
         write_file(&src_dir.join(&file.path), file.contents.as_bytes())?;
     }
@@ -94,24 +104,16 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
         write_file(&src_dir.join(&file.path), file.contents.as_bytes())?;
     }
 
-    // Objects depend on every header they may include and on the code that wrote them.
-    let mut headers: Vec<(&str, &str)> = generation
-        .files
-        .iter()
-        .map(|f| (f.path.as_str(), f.contents.as_str()))
-        .chain(runtime_files.iter().map(|f| (f.path.as_str(), f.contents.as_str())))
-        .filter(|(p, _)| p.ends_with(".h"))
-        .collect();
-    headers.sort();
-    let mut key_extra = String::new();
-    for (path, text) in headers {
-        key_extra.push_str(&format!("{path}={}\n", hash_bytes(text.as_bytes())));
+    // The recipe's own C files (override bodies and their headers) go to src/overrides/.
+    let mut override_units = Vec::new();
+    for source in &loaded.c_sources {
+        let rel = format!("{OVERRIDES_DIR}/{}", source.name);
+        write_file(&src_dir.join(&rel), &source.contents)?;
+        if rel.ends_with(".c") {
+            override_units.push(rel);
+        }
     }
-    key_extra.push_str(&format!(
-        "emitter={}\nruntime={}\n",
-        rpt_emit_c::EMITTER_HASH,
-        rpt_runtime::RUNTIME_HASH
-    ));
+
     let mut plugins = Vec::new();
     if let Some(info) = &guest_info {
         plugins.push(PluginEntry {
@@ -121,7 +123,7 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
             hash: info.hash.clone(),
         });
     }
-    let host_info = host.info();
+    let host_info = host.plugin.info();
     plugins.push(PluginEntry {
         kind: "host".into(),
         name: host_info.name.clone(),
@@ -145,12 +147,30 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
             params,
         });
     }
-    for p in &plugins {
-        key_extra.push_str(&format!("{}:{}={}\n", p.kind, p.name, p.hash));
-    }
+    plugins.sort_by(|a, b| (&a.kind, &a.name).cmp(&(&b.kind, &b.name)));
 
-    let mut settings = host.compiler();
-    settings.cflags.extend(recipe.compiler.cflags.iter().cloned());
+    // Objects depend on every header they may include and on the code that wrote them.
+    let mut headers: Vec<(String, String)> = generation
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), hash_bytes(f.contents.as_bytes())))
+        .chain(
+            runtime_files
+                .iter()
+                .map(|f| (f.path.clone(), hash_bytes(f.contents.as_bytes()))),
+        )
+        .chain(
+            loaded
+                .c_sources
+                .iter()
+                .map(|s| (format!("{OVERRIDES_DIR}/{}", s.name), hash_bytes(&s.contents))),
+        )
+        .filter(|(p, _)| p.ends_with(".h"))
+        .collect();
+    headers.sort();
+    let key_extra = object_key_extra(&headers, rpt_emit_c::EMITTER_HASH, rpt_runtime::RUNTIME_HASH, &plugins);
+
+    let settings = host.compiler.clone();
     let toolchain = Toolchain::probe(settings.clone())?;
     let cache_dir = args.cache_dir.clone().unwrap_or_else(ObjectCache::default_dir);
     let cache = ObjectCache::open(cache_dir)?;
@@ -161,6 +181,7 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
             .filter(|f| f.path.ends_with(".c"))
             .map(|f| f.path.clone()),
     );
+    units.extend(override_units);
     let jobs: Vec<CompileJob> = units
         .iter()
         .map(|unit| CompileJob {
@@ -169,7 +190,7 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
             key_extra: key_extra.clone(),
         })
         .collect();
-    let include_dirs = vec![src_dir.clone(), src_dir.join("runtime"), src_dir.join("guest")];
+    let include_dirs: Vec<PathBuf> = INCLUDE_DIRS.iter().map(|d| gen_dir.join(d)).collect();
     let obj_dir = gen_dir.join("obj");
     let compile_started = Instant::now();
     let total = jobs.len();
@@ -185,16 +206,36 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     if let Some(parent) = binary.parent() {
         fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
-    rpt_build::link(&toolchain, &report.objects, &binary)?;
+    if let Err(e) = rpt_build::link(&toolchain, &report.objects, &binary) {
+        let text = e.to_string();
+        let mut err = anyhow::Error::new(e);
+        // On a host without a C library, an undefined symbol is nearly always a platform function
+        // that needs one (msvcrt's `sin` on LoongArch64): say so before the linker's list.
+        if matches!(host.environment, CEnvironment::Freestanding { .. }) && text.contains("undefined symbol") {
+            err = err.context(format!(
+                "the {host_name} host has no C library, and the program needs functions the {} platform \
+                 leaves out there (its documentation lists them)",
+                recipe.platform
+            ));
+        }
+        return Err(err);
+    }
     let link_time = link_started.elapsed();
     bars.clear();
+    // Generated code, the runtime and the shims are meant to compile warning-free with -Wall on
+    // every host; a warning is rpt's bug, so it is shown rather than hidden.
+    for warning in &report.warnings {
+        eprintln!("rpt: warning: the C compiler warned about generated code (a bug in rpt, please report it):");
+        eprintln!("{warning}");
+    }
 
-    // The manifest hashes sources and binary; objects are a cache, not part of the generation.
+    // The manifest hashes sources and binary; objects are a cache, not part of the generation
+    // (and neither is anything else an interrupted run may have left in bin/).
+    let binary_rel = format!("bin/{name}");
     let files = hash_files(&gen_dir)?
         .into_iter()
-        .filter(|f| !f.path.starts_with("obj/"))
+        .filter(|f| f.path.starts_with("src/") || f.path == binary_rel)
         .collect();
-    plugins.sort_by(|a, b| (&a.kind, &a.name).cmp(&(&b.kind, &b.name)));
     let manifest = Manifest {
         recipe: name.clone(),
         recipe_digest: digest,
@@ -209,12 +250,24 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
         plugins,
         passes,
         pass_reports: Default::default(),
+        recipe_form: rpt_recipe::canonical_form(&recipe, &recipe.image_sha256)
+            .lines()
+            .map(str::to_string)
+            .collect(),
+        compile_units: units.iter().map(|u| format!("src/{u}")).collect(),
+        include_dirs: INCLUDE_DIRS.iter().map(|d| d.to_string()).collect(),
+        binary: binary_rel,
         files,
     };
     manifest.write(&gen_dir)?;
 
     let stats = &generation.stats;
-    eprintln!("rpt: recompiled {} for {host_name}", recipe_path.display());
+    eprintln!(
+        "rpt: recompiled {} for {host_name} ({}, L1I {})",
+        recipe_path.display(),
+        host.desc.cpu,
+        host.desc.l1i
+    );
     eprintln!("  functions lifted: {}, shards: {}", stats.functions, stats.shards);
     eprintln!("  objects: {} compiled, {} reused", report.compiled, report.reused);
     let mut times: Vec<String> = stats
@@ -229,12 +282,65 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     for note in &generation.notes {
         eprintln!("  note at {:#010x}: {}", note.addr.0, note.message);
     }
-    Ok(Recompiled { binary, host })
+    Ok(Recompiled {
+        binary,
+        host: host.plugin,
+    })
+}
+
+/// The recipe as this run builds it, and its resolved host.
+///
+/// `--host` replaces the recipe's host; the recipe's `host_cpu` and `l1i` describe the recipe's own
+/// host, so they are dropped (with a note) when `--host` names another. `--host-cpu` sets the model.
+/// The digest and the generation directory follow the recipe returned here, so generations for
+/// different hosts of one recipe live side by side.
+fn select_host(
+    recipe_path: &Path,
+    mut recipe: rpt_recipe::Recipe,
+    args: &RecompileArgs,
+    registry: &rpt_core::Registry,
+) -> Result<(rpt_recipe::Recipe, ResolvedHost)> {
+    // Whether the host and CPU model names come from the recipe, so errors can point at its lines.
+    let host_from_recipe = args.host.as_ref().is_none_or(|h| *h == recipe.host);
+    let cpu_from_recipe = host_from_recipe && args.host_cpu.is_none();
+    if !host_from_recipe && let Some(host) = &args.host {
+        if recipe.host_cpu.is_some() || recipe.l1i.is_some() {
+            eprintln!(
+                "rpt: note: --host {host} replaces the recipe's host `{}`, so its host_cpu and l1i do not apply",
+                recipe.host
+            );
+        }
+        recipe.host = host.clone();
+        recipe.host_cpu = None;
+        recipe.l1i = None;
+    }
+    if let Some(cpu) = &args.host_cpu {
+        recipe.host_cpu = Some(cpu.clone());
+    }
+    let host = rpt_core::resolve_host(registry, &recipe).map_err(|e| {
+        // An unknown name that came from the recipe is reported at its line.
+        let field = match &e {
+            rpt_core::CoreError::UnknownHost { .. } if host_from_recipe => Some("host"),
+            rpt_core::CoreError::UnknownCpuModel { .. } if cpu_from_recipe => Some("host_cpu"),
+            _ => None,
+        };
+        let location = field
+            .and_then(|f| {
+                fs::read_to_string(recipe_path)
+                    .ok()
+                    .and_then(|t| rpt_recipe::locate(&t, f))
+            })
+            .map(|l| format!(":{l}"))
+            .unwrap_or_default();
+        anyhow!("{}{location}: {e}", recipe_path.display())
+    })?;
+    Ok((recipe, host))
 }
 
 /// Recompiles, then runs the binary with the guest's arguments; its exit status becomes rpt's.
 pub fn run(args: &RecompileArgs, guest_args: &[String]) -> Result<ExitCode> {
     let built = recompile(args)?;
+    rpt_build::check_requirements(&built.host.info().name, &built.host.requirements(), Purpose::Run)?;
     let status = rpt_build::run(&built.host.runner(), &built.binary, guest_args)?;
     let code = match status.code() {
         Some(code) => code,

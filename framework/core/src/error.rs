@@ -24,6 +24,16 @@ pub enum CoreError {
         /// Registered hosts, comma-separated.
         known: String,
     },
+    /// The recipe names a CPU model its host does not know.
+    #[error("host `{host}` has no CPU model `{cpu}` (known: {known}; `rpt hosts` describes them)")]
+    UnknownCpuModel {
+        /// The host.
+        host: String,
+        /// The model the recipe names.
+        cpu: String,
+        /// The host's models, comma-separated.
+        known: String,
+    },
     /// The recipe names a pass that is not registered.
     #[error("unknown pass `{name}` (known: {known})")]
     UnknownPass {
@@ -73,6 +83,36 @@ pub enum CoreError {
         function: GuestAddr,
         /// The emitter's message.
         message: String,
+    },
+    /// An override's guard failed: the function's original bytes are not the ones the recipe names.
+    #[error(
+        "override of {} by `{c_symbol}`: the function's original bytes have sha256 {actual} but the \
+         recipe expects {expected}; an override applies only to the code it was written for (for a \
+         new override, put this hash in original_sha256; if the guest code changed, first check \
+         that `{c_symbol}` still fits it)",
+        .function.function_name()
+    )]
+    OverrideMismatch {
+        /// The overridden function.
+        function: GuestAddr,
+        /// Its replacement.
+        c_symbol: String,
+        /// The hash the recipe names.
+        expected: String,
+        /// The hash of the function's original bytes.
+        actual: String,
+    },
+    /// An override names an address where discovery found no function.
+    #[error(
+        "the override by `{c_symbol}` names {}, which is not a discovered function \
+         (list it in function_hints if it is one)",
+        .function.function_name()
+    )]
+    OverrideNotAFunction {
+        /// The address in the recipe.
+        function: GuestAddr,
+        /// The replacement.
+        c_symbol: String,
     },
     /// A function named in the recipe or the function table that discovery did not find.
     #[error("{} is not a discovered function", .0.function_name())]

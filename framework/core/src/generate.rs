@@ -9,7 +9,7 @@ use rpt_ir::GuestAddr;
 use crate::queries::{ProgramFacts, guest_plugin};
 use crate::{
     CoreError, FunctionId, RptDb, Session, cpu_header, function_c, function_table_c, image_c, lifted_function,
-    listing_text, optimized_function, program_facts, shard_text,
+    listing_text, optimized_function, program_facts, shard_ir_text, shard_text,
 };
 
 /// A step of generation, for progress and timings.
@@ -63,7 +63,8 @@ pub struct GenerationStats {
 /// Everything the core produces for one recipe: the generated sources and what they are made of.
 #[derive(Clone, Debug)]
 pub struct Generation {
-    /// `cpu.h`, shards, `functab.c`, `image.c`, the listing and the guest's C part.
+    /// `cpu.h`, shards, the IR of each shard (`ir/shard_NNNN.rir`), `functab.c`, `image.c`, the
+    /// listing and the guest's C part.
     pub files: Vec<GeneratedFile>,
     /// Paths (within `files`) of the C files to compile.
     pub compile_units: Vec<String>,
@@ -125,14 +126,26 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
         .cloned()
         .collect();
 
+    for (addr, over) in crate::queries::recipe_overrides(db, s) {
+        if !facts.functions.contains(addr) {
+            return Err(CoreError::OverrideNotAFunction {
+                function: *addr,
+                c_symbol: over.c_symbol.clone(),
+            });
+        }
+    }
+
     let started = Instant::now();
     let lifted = parallel_over_functions(db, &facts, Stage::Lift, progress, |db, addr| {
         lifted_function(db, s, FunctionId::new(db, addr)).clone()
     })?;
     timed(Stage::Lift, started);
+    let overrides = crate::queries::recipe_overrides(db, s);
     for result in &lifted {
+        // Code an override replaces is never run, so what could not be lifted there is only a note.
+        let overridden = overrides.contains_key(&result.function.entry);
         for d in &result.diagnostics {
-            if d.severity == Severity::Error {
+            if d.severity == Severity::Error && !overridden {
                 fatal.push(d.clone())
             } else {
                 notes.push(d.clone())
@@ -171,6 +184,10 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
         files.push(GeneratedFile {
             path,
             contents: text.as_ref().clone(),
+        });
+        files.push(GeneratedFile {
+            path: format!("ir/shard_{shard:04}.rir"),
+            contents: shard_ir_text(db, s, shard).clone()?.as_ref().clone(),
         });
     }
     let guest = guest_plugin(db, s)?;

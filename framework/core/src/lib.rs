@@ -14,14 +14,17 @@
 mod db;
 mod error;
 mod generate;
+mod host;
 mod queries;
 mod registry;
 
 pub use db::{Db, FunctionId, RptDb, Session};
 pub use error::CoreError;
 pub use generate::{GeneratedFile, Generation, GenerationStats, Stage, generate};
+pub use host::{ResolvedHost, host_desc, resolve_host};
 pub use queries::{
-    ProgramFacts, cpu_header, function_c, function_table_c, guest_image, image_c, lifted_function, listing_text,
-    optimized_function, program_facts, shard_text,
+    ORIGINAL_SPAN_LIMIT, ProgramFacts, cpu_header, function_c, function_override, function_table_c, guest_image,
+    image_c, lifted_function, listing_text, optimized_function, original_bytes_sha256, program_facts, recipe_overrides,
+    shard_ir_text, shard_text,
 };
 pub use registry::Registry;

@@ -103,3 +103,55 @@ fn a_hint_that_finds_nothing_new_does_not_relift_anything() {
     assert_eq!(t.executions("function_c"), 0);
     assert_eq!(first.files, second.files);
 }
+
+#[test]
+fn editing_one_override_re_emits_only_that_functions_c() {
+    let loaded = demo();
+    let mut t = Logged::new();
+    let s = t.session(&loaded);
+    let first = generate(&t.db, s, &|_, _, _| {}).expect("generates");
+
+    // cb_add at 0x4014b0; its guard hash as the core computes it.
+    let f = rpt_core::FunctionId::new(&t.db, rpt_ir::GuestAddr(0x4014b0));
+    let lifted = rpt_core::lifted_function(&t.db, s, f).clone().expect("lifts");
+    let image = rpt_core::guest_image(&t.db, s).clone().expect("loads");
+    let hash = rpt_core::original_bytes_sha256(&lifted.function, &image);
+    let mut recipe = loaded.recipe.clone();
+    recipe.overrides.push(rpt_recipe::Override {
+        function: 0x4014b0,
+        c_symbol: "fast_add".into(),
+        original_sha256: hash,
+    });
+    for symbol in ["fast_add", "faster_add"] {
+        t.reset();
+        recipe.overrides[0].c_symbol = symbol.into();
+        s.set_recipe(&mut t.db).to(recipe.clone());
+        let next = generate(&t.db, s, &|_, _, _| {}).expect("generates");
+        assert_eq!(
+            t.executions("function_c"),
+            1,
+            "only the overridden function's C is re-emitted"
+        );
+        assert_eq!(t.executions("lifted_function"), 0);
+        let changed: Vec<&str> = first
+            .files
+            .iter()
+            .zip(&next.files)
+            .filter(|(a, b)| a != b)
+            .map(|(a, _)| a.path.as_str())
+            .collect();
+        let shard = format!(
+            "shard_{:04}.c",
+            rpt_emit_c::shard_of(rpt_ir::GuestAddr(0x4014b0), recipe.shards)
+        );
+        let ir = format!(
+            "ir/shard_{:04}.rir",
+            rpt_emit_c::shard_of(rpt_ir::GuestAddr(0x4014b0), recipe.shards)
+        );
+        assert_eq!(
+            changed,
+            [ir.as_str(), shard.as_str()],
+            "only its shard and IR shard change"
+        );
+    }
+}

@@ -44,6 +44,28 @@ pub fn emit_function(func: &Function, ctx: &EmitContext) -> Result<EmittedFuncti
     Ok(e.finish())
 }
 
+/// The C definition of a guest function that the recipe overrides: its body only tail-calls
+/// `c_symbol`, the hand-written C function with the same signature (`void sym(struct cpu *restrict c)`).
+///
+/// The prototype of `c_symbol` is part of the text, so the shard needs nothing else, and the
+/// function keeps its `f_` name: callers and the function table are untouched by an override.
+pub fn emit_override(entry: GuestAddr, c_symbol: &str, listing_name: &str) -> EmittedFunction {
+    let mut text = String::new();
+    let _ = writeln!(text, "void {c_symbol}(struct cpu *restrict c);");
+    if entry.0 <= u64::from(u32::MAX) {
+        let _ = writeln!(text, "#line {} {}", entry.0, c_string(listing_name));
+    }
+    let _ = writeln!(text, "void {}(struct cpu *restrict c)\n{{", entry.function_name());
+    text.push_str("\t/* Replaced by the recipe's override. */\n");
+    let _ = writeln!(text, "\t__attribute__((musttail)) return {c_symbol}(c);");
+    text.push_str("}\n");
+    EmittedFunction {
+        entry,
+        text,
+        callees: BTreeSet::new(),
+    }
+}
+
 /// Where a value is defined.
 #[derive(Clone, Copy)]
 enum Def {

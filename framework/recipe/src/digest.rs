@@ -15,14 +15,16 @@ pub const DIGEST_FORMAT: &str = "rpt-recipe-digest 1";
 /// (see [`canonical_form`]).
 ///
 /// The digest covers everything that changes output: the guest, the image hash, the platform, the
-/// host, entry points, function hints, overrides, the enabled passes and their parameters, the
+/// host and its CPU model and L1I geometry when the recipe names them, entry points, function hints, overrides,
+/// the override C sources (by file name and sha256: what lands in the generation), the enabled passes and their parameters, the
 /// shard count, the compiler flags and the plugin crates. It does not cover the image's path (moving
 /// the image changes nothing) nor the compiler launcher (it changes how objects are built, not what
 /// they are).
 ///
 /// **Defaults are left out.** An optional field that holds its default value contributes nothing:
-/// a pass with `enabled: false` is omitted entirely, empty lists and maps are omitted, and `host`
-/// and `shards` appear only when they differ from `"x86-64"` and 8. So writing a default out
+/// a pass with `enabled: false` is omitted entirely, empty lists and maps are omitted, `host_cpu`
+/// and `l1i` appear only when written, and `host` and `shards` appear only when they differ from
+/// `"x86-64"` and 8. So writing a default out
 /// explicitly never changes the digest, and a new optional field (a new switch that is off by
 /// default) never changes the digest of an existing recipe unless the recipe turns it on.
 ///
@@ -50,6 +52,12 @@ pub fn canonical_form(recipe: &Recipe, image_sha256: &str) -> String {
     if recipe.host != DEFAULT_HOST {
         line(&mut out, &format!("host {}", quote(&recipe.host)));
     }
+    if let Some(cpu) = &recipe.host_cpu {
+        line(&mut out, &format!("host_cpu {}", quote(cpu)));
+    }
+    if let Some(l1i) = &recipe.l1i {
+        line(&mut out, &format!("l1i {} {} {}", l1i.size, l1i.ways, l1i.line));
+    }
     for addr in &recipe.entry_points {
         line(&mut out, &format!("entry_point {addr:#x}"));
     }
@@ -64,6 +72,17 @@ pub fn canonical_form(recipe: &Recipe, image_sha256: &str) -> String {
                 o.function,
                 quote(&o.c_symbol),
                 quote(&o.original_sha256.to_ascii_lowercase())
+            ),
+        );
+    }
+    for source in &recipe.c_sources {
+        let name = source.path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        line(
+            &mut out,
+            &format!(
+                "c_source {} {}",
+                quote(&name),
+                quote(&source.sha256.to_ascii_lowercase())
             ),
         );
     }

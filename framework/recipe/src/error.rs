@@ -71,6 +71,25 @@ pub enum RecipeError {
         /// The hash of the bytes read.
         actual: String,
     },
+    /// A C source's bytes do not have the hash the recipe expects.
+    #[error(
+        "{}: sha256 is {actual} but recipe {} expects {expected} (c_sources[{index}]); \
+         update c_sources[{index}].sha256 if you changed the file on purpose",
+        source_file.display(),
+        recipe.display()
+    )]
+    SourceHashMismatch {
+        /// The recipe file.
+        recipe: PathBuf,
+        /// The C source file.
+        source_file: PathBuf,
+        /// Its index in `c_sources`.
+        index: usize,
+        /// The hash the recipe names.
+        expected: String,
+        /// The hash of the bytes read.
+        actual: String,
+    },
 }
 
 impl RecipeError {
@@ -79,6 +98,7 @@ impl RecipeError {
         match self {
             RecipeError::Io { path, .. } | RecipeError::Parse { path, .. } | RecipeError::Invalid { path, .. } => path,
             RecipeError::ImageHashMismatch { image, .. } => image,
+            RecipeError::SourceHashMismatch { source_file, .. } => source_file,
         }
     }
 
@@ -87,7 +107,9 @@ impl RecipeError {
         match self {
             RecipeError::Parse { location, .. } => Some(*location),
             RecipeError::Invalid { location, .. } => *location,
-            RecipeError::Io { .. } | RecipeError::ImageHashMismatch { .. } => None,
+            RecipeError::Io { .. } | RecipeError::ImageHashMismatch { .. } | RecipeError::SourceHashMismatch { .. } => {
+                None
+            }
         }
     }
 }

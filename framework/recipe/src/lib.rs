@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 pub use digest::{DIGEST_FORMAT, canonical_form, digest, sha256_hex};
 pub use error::{Location, RecipeError};
 pub use schema::{
-    CompilerOverrides, DEFAULT_HOST, DEFAULT_SHARDS, MAX_SHARDS, Override, ParamValue, PassConfig, PluginCrate, Recipe,
+    CSource, CacheGeometry, CompilerOverrides, DEFAULT_HOST, DEFAULT_SHARDS, MAX_SHARDS, Override, ParamValue,
+    PassConfig, PluginCrate, Recipe,
 };
 
 /// A recipe read from disk together with its guest image, whose hash has been checked.
@@ -36,6 +37,19 @@ pub struct LoadedRecipe {
     pub image_path: PathBuf,
     /// The image's bytes; their sha256 is `recipe.image_sha256`.
     pub image: Vec<u8>,
+    /// The recipe's C sources (`c_sources`), read and checked against their sha256, in recipe order.
+    pub c_sources: Vec<LoadedSource>,
+}
+
+/// One of a recipe's C sources, read from disk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadedSource {
+    /// Its file name, which is its path within the generation's `src/overrides/`.
+    pub name: String,
+    /// The file: the recipe's `path` resolved against the recipe file's directory.
+    pub path: PathBuf,
+    /// Its bytes; their sha256 is the one the recipe names.
+    pub contents: Vec<u8>,
 }
 
 /// Parses and validates recipe text; `path` names the file in errors.
@@ -60,10 +74,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Recipe, RecipeError> {
     for o in &mut recipe.overrides {
         o.original_sha256.make_ascii_lowercase();
     }
+    for source in &mut recipe.c_sources {
+        source.sha256.make_ascii_lowercase();
+    }
     Ok(recipe)
 }
 
-/// Reads the recipe at `path`, then its image, and checks the image's sha256 against the recipe.
+/// Reads the recipe at `path`, then its image and C sources, and checks their sha256 against the recipe.
 ///
 /// The image path in the recipe is relative to the recipe file's directory. A hash mismatch is
 /// an error naming the image, the expected and the actual hash: a recipe never silently applies
@@ -88,12 +105,48 @@ pub fn load(path: &Path) -> Result<LoadedRecipe, RecipeError> {
             actual,
         });
     }
+    let mut c_sources = Vec::with_capacity(recipe.c_sources.len());
+    for (index, source) in recipe.c_sources.iter().enumerate() {
+        let source_path = path.parent().unwrap_or(Path::new("")).join(&source.path);
+        let contents = std::fs::read(&source_path).map_err(|e| RecipeError::Io {
+            path: source_path.clone(),
+            source: e,
+        })?;
+        let actual = sha256_hex(&contents);
+        if actual != source.sha256 {
+            return Err(RecipeError::SourceHashMismatch {
+                recipe: path.to_owned(),
+                source_file: source_path,
+                index,
+                expected: source.sha256.clone(),
+                actual,
+            });
+        }
+        // Validation made sure every source has a UTF-8 file name.
+        let name = source
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        c_sources.push(LoadedSource {
+            name,
+            path: source_path,
+            contents,
+        });
+    }
     Ok(LoadedRecipe {
         path: path.to_owned(),
         recipe,
         image_path,
         image,
+        c_sources,
     })
+}
+
+/// Where the field `path` (such as `host_cpu` or `passes[2].name`) is written in recipe `text`, for
+/// errors found after parsing (an unknown CPU model, say) that should still name a line and column.
+pub fn locate(text: &str, path: &str) -> Option<Location> {
+    locate::FieldLocations::scan(text).get(path)
 }
 
 /// ron's message for a parse error, reworded for the schema errors users meet most.

@@ -35,6 +35,13 @@ pub struct Recipe {
     /// The host plugin the C is compiled for.
     #[serde(default = "default_host")]
     pub host: String,
+    /// The host's CPU model (optional; default: the host plugin's first model), e.g. `"cortex-a72"`.
+    /// It sets the L1I geometry passes see and the tuning flags; `rpt hosts` lists the models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cpu: Option<String>,
+    /// The host's L1 instruction cache (optional), overriding the CPU model's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l1i: Option<CacheGeometry>,
     /// Guest addresses where execution may begin, besides the entry the image's header names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub entry_points: Vec<u64>,
@@ -44,6 +51,10 @@ pub struct Recipe {
     /// Guest functions replaced by hand-written C functions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub overrides: Vec<Override>,
+    /// Hand-written C files (the bodies of overrides, and headers they share), each pinned by its
+    /// sha256 like the image; they are copied into the generation's `src/overrides/`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub c_sources: Vec<CSource>,
     /// The pass pipeline, run in this order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub passes: Vec<PassConfig>,
@@ -58,6 +69,18 @@ pub struct Recipe {
     pub plugins: Vec<PluginCrate>,
 }
 
+/// An L1 instruction cache's geometry, as a recipe overrides it: `l1i: (size: 49152, ways: 3, line: 64)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheGeometry {
+    /// Total size in bytes.
+    pub size: u32,
+    /// Associativity.
+    pub ways: u32,
+    /// Line size in bytes.
+    pub line: u32,
+}
+
 /// A guest function replaced by a C function, guarded by a hash of the function's original bytes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -69,6 +92,21 @@ pub struct Override {
     /// The sha256 of the original function's bytes (lower case once parsed), so an override never
     /// applies to changed code.
     pub original_sha256: String,
+}
+
+/// A hand-written C file compiled into every generation of the recipe.
+///
+/// `.c` files are compiled and linked; `.h` files are only copied, for the `.c` files to include.
+/// A file lands in `src/overrides/<file name>`, where `#include "cpu.h"` reaches the guest's state.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CSource {
+    /// The file, relative to the directory holding the recipe file (or absolute); its name must
+    /// end in `.c` or `.h` and differ from every other source's name.
+    pub path: PathBuf,
+    /// The sha256 of the file's bytes (lower case once parsed); loading checks it, so a recipe
+    /// never silently builds different C.
+    pub sha256: String,
 }
 
 /// One pass of the pipeline and its parameters.

@@ -505,3 +505,171 @@ fn sha256_hex_matches_a_known_value() {
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     );
 }
+
+#[test]
+fn host_cpu_and_l1i_parse_and_default_to_absent() {
+    let r = parse(path(), &minimal("")).expect("parses");
+    assert_eq!((r.host_cpu.as_deref(), r.l1i), (None, None));
+    let r = parse(
+        path(),
+        &minimal("host: \"aarch64\", host_cpu: \"cortex-a72\", l1i: (size: 49152, ways: 3, line: 64)"),
+    )
+    .expect("parses");
+    assert_eq!(r.host_cpu.as_deref(), Some("cortex-a72"));
+    assert_eq!(
+        r.l1i,
+        Some(CacheGeometry {
+            size: 49152,
+            ways: 3,
+            line: 64
+        })
+    );
+}
+
+#[test]
+fn host_cpu_and_l1i_are_in_the_digest_only_when_given() {
+    let base = digest(&parse(path(), &minimal("")).expect("parses"), HASH_A);
+    let with = |extra: &str| digest(&parse(path(), &minimal(extra)).expect("parses"), HASH_A);
+    let a72 = with("host_cpu: \"cortex-a72\"");
+    let m1 = with("host_cpu: \"apple-m1\"");
+    let geometry = with("l1i: (size: 65536, ways: 4, line: 64)");
+    let other_geometry = with("l1i: (size: 65536, ways: 2, line: 64)");
+    let all = [&base, &a72, &m1, &geometry, &other_geometry];
+    for (i, a) in all.iter().enumerate() {
+        for b in &all[i + 1..] {
+            assert_ne!(a, b);
+        }
+    }
+    let form = canonical_form(
+        &parse(
+            path(),
+            &minimal("host_cpu: \"apple-m1\", l1i: (size: 65536, ways: 4, line: 64)"),
+        )
+        .expect("parses"),
+        HASH_A,
+    );
+    assert!(form.contains("host_cpu \"apple-m1\"\nl1i 65536 4 64\n"), "{form}");
+}
+
+#[test]
+fn a_bad_l1i_points_at_the_field() {
+    for (geometry, why) in [
+        ("(size: 0, ways: 4, line: 64)", "positive"),
+        ("(size: 49152, ways: 3, line: 48)", "power of two"),
+        ("(size: 50000, ways: 3, line: 64)", "multiple of ways * line"),
+        ("(size: 36864, ways: 3, line: 64)", "192 sets"),
+    ] {
+        let text = format!("{}\n    l1i: {geometry},\n)", minimal("").trim_end_matches(')'));
+        let e = parse(path(), &text).expect_err(geometry);
+        assert_eq!(line_column(&e), Some((2, 5)), "{e}");
+        assert!(e.to_string().contains(why), "{geometry}: {e}");
+    }
+    let e = parse(path(), &minimal("l1i: (size: 49152, ways: 3)")).expect_err("line is required");
+    assert!(e.to_string().contains("missing field `line`"), "{e}");
+}
+
+#[test]
+fn an_empty_host_cpu_is_refused_and_locate_finds_fields() {
+    let text = format!("{}\n  host_cpu: \" \",\n)", minimal("").trim_end_matches(')'));
+    let e = parse(path(), &text).expect_err("empty cpu");
+    assert_eq!(line_column(&e), Some((2, 3)), "{e}");
+    let text = format!("{}\n  host_cpu: \"zen9\",\n)", minimal("").trim_end_matches(')'));
+    let location = locate(&text, "host_cpu").expect("host_cpu is written");
+    assert_eq!((location.line, location.column), (2, 3));
+    assert_eq!(locate(&text, "l1i"), None);
+}
+
+#[test]
+fn c_sources_load_beside_the_recipe_and_are_hash_checked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let image = b"MZ image".to_vec();
+    let source = b"#include \"cpu.h\"\nvoid fix(struct cpu *restrict c) { (void)c; }\n".to_vec();
+    let text = format!(
+        "(guest: \"x86-pe\", image: \"../images/demo.exe\", image_sha256: \"{}\", platform: \"win32-console\", \
+         c_sources: [(path: \"fixes/fix.c\", sha256: \"{}\")])",
+        sha256_hex(&image),
+        sha256_hex(&source).to_ascii_uppercase()
+    );
+    let recipe_path = write_fixture(dir.path(), &text, &image);
+    fs::create_dir_all(dir.path().join("recipes/fixes")).expect("mkdir");
+    fs::write(dir.path().join("recipes/fixes/fix.c"), &source).expect("write source");
+    let loaded = load(&recipe_path).expect("loads");
+    assert_eq!(loaded.recipe.c_sources[0].sha256, sha256_hex(&source));
+    assert_eq!(loaded.c_sources.len(), 1);
+    assert_eq!(loaded.c_sources[0].name, "fix.c");
+    assert_eq!(loaded.c_sources[0].contents, source);
+
+    fs::write(dir.path().join("recipes/fixes/fix.c"), b"changed").expect("rewrite source");
+    let e = load(&recipe_path).expect_err("hash mismatch");
+    assert!(matches!(e, RecipeError::SourceHashMismatch { index: 0, .. }), "{e:?}");
+    let shown = e.to_string();
+    assert!(
+        shown.contains("fix.c: sha256 is ")
+            && shown.contains(&sha256_hex(b"changed"))
+            && shown.contains("c_sources[0].sha256"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn c_sources_are_validated() {
+    let with = |sources: &str| parse(path(), &minimal(&format!("c_sources: [{sources}]")));
+    let e = with(&format!("(path: \"a.txt\", sha256: \"{HASH_A}\")")).expect_err("not C");
+    assert!(
+        matches!(&e, RecipeError::Invalid { field, .. } if field == "c_sources[0].path"),
+        "{e:?}"
+    );
+    let e = with("(path: \"a.c\", sha256: \"abc\")").expect_err("bad hash");
+    assert!(
+        matches!(&e, RecipeError::Invalid { field, .. } if field == "c_sources[0].sha256"),
+        "{e:?}"
+    );
+    let e = with(&format!(
+        "(path: \"x/a.c\", sha256: \"{HASH_A}\"), (path: \"y/a.c\", sha256: \"{HASH_B}\")"
+    ))
+    .expect_err("same name twice");
+    assert!(
+        e.to_string().contains("c_sources[0] already has the file name `a.c`"),
+        "{e}"
+    );
+    assert!(
+        with(&format!(
+            "(path: \"x/a.c\", sha256: \"{HASH_A}\"), (path: \"a.h\", sha256: \"{HASH_B}\")"
+        ))
+        .is_ok()
+    );
+}
+
+#[test]
+fn c_sources_enter_the_digest_by_name_and_hash_only() {
+    let base = parse(path(), &minimal("")).expect("parses");
+    let empty = parse(path(), &minimal("c_sources: []")).expect("parses");
+    assert_eq!(
+        digest(&base, HASH_A),
+        digest(&empty, HASH_A),
+        "an empty list is the default"
+    );
+    let one = parse(
+        path(),
+        &minimal(&format!("c_sources: [(path: \"fixes/a.c\", sha256: \"{HASH_A}\")]")),
+    )
+    .expect("parses");
+    let moved = parse(
+        path(),
+        &minimal(&format!("c_sources: [(path: \"other/a.c\", sha256: \"{HASH_A}\")]")),
+    )
+    .expect("parses");
+    let edited = parse(
+        path(),
+        &minimal(&format!("c_sources: [(path: \"fixes/a.c\", sha256: \"{HASH_B}\")]")),
+    )
+    .expect("parses");
+    assert_ne!(digest(&base, HASH_A), digest(&one, HASH_A));
+    assert_eq!(
+        digest(&one, HASH_A),
+        digest(&moved, HASH_A),
+        "the folder does not reach the output"
+    );
+    assert_ne!(digest(&one, HASH_A), digest(&edited, HASH_A));
+    assert!(canonical_form(&one, HASH_A).contains(&format!("c_source \"a.c\" \"{HASH_A}\"\n")));
+}

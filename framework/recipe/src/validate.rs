@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::error::RecipeError;
 use crate::locate::FieldLocations;
-use crate::schema::{MAX_SHARDS, Recipe};
+use crate::schema::{CacheGeometry, MAX_SHARDS, Recipe};
 
 /// Checks `recipe`, parsed from `text` in the file `path`; the first broken rule is the error.
 pub(crate) fn validate(path: &Path, text: &str, recipe: &Recipe) -> Result<(), RecipeError> {
@@ -28,6 +28,17 @@ pub(crate) fn validate(path: &Path, text: &str, recipe: &Recipe) -> Result<(), R
         if value.trim().is_empty() {
             return Err(fail(field.into(), format!("`{field}` must not be empty")));
         }
+    }
+    if recipe.host_cpu.as_ref().is_some_and(|cpu| cpu.trim().is_empty()) {
+        return Err(fail(
+            "host_cpu".into(),
+            "`host_cpu` must name a CPU model (`rpt hosts` lists them) or be left out".into(),
+        ));
+    }
+    if let Some(l1i) = &recipe.l1i
+        && let Err(why) = check_cache(l1i)
+    {
+        return Err(fail("l1i".into(), format!("`l1i`: {why}")));
     }
     if recipe.image.as_os_str().is_empty() {
         return Err(fail("image".into(), "`image` must name the guest image file".into()));
@@ -70,6 +81,35 @@ pub(crate) fn validate(path: &Path, text: &str, recipe: &Recipe) -> Result<(), R
         }
     }
 
+    let mut source_names = BTreeMap::new();
+    for (i, source) in recipe.c_sources.iter().enumerate() {
+        let name = source.path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if !(name.ends_with(".c") || name.ends_with(".h")) || name.len() < 3 {
+            return Err(fail(
+                format!("c_sources[{i}].path"),
+                format!(
+                    "a C source must be a `.c` or `.h` file, found {:?}",
+                    source.path.display().to_string()
+                ),
+            ));
+        }
+        if !is_sha256_hex(&source.sha256) {
+            return Err(fail(
+                format!("c_sources[{i}].sha256"),
+                format!("`sha256` must be 64 hex digits, found {:?}", source.sha256),
+            ));
+        }
+        if let Some(first) = source_names.insert(name.to_owned(), i) {
+            return Err(fail(
+                format!("c_sources[{i}].path"),
+                format!(
+                    "c_sources[{first}] already has the file name `{name}`; every source lands in \
+                     src/overrides/ by its name, so names must differ"
+                ),
+            ));
+        }
+    }
+
     let mut pass_names = BTreeMap::new();
     for (i, pass) in recipe.passes.iter().enumerate() {
         if pass.name.trim().is_empty() {
@@ -103,6 +143,31 @@ pub(crate) fn validate(path: &Path, text: &str, recipe: &Recipe) -> Result<(), R
                 format!("plugin {} is listed twice", plugin.path.display()),
             ));
         }
+    }
+    Ok(())
+}
+
+/// The rules of a real set-associative cache, as cachegrind's `--I1=size,assoc,line` needs them: all
+/// positive, a power-of-two line size, and a size of exactly `sets * ways * line` with a power-of-two
+/// number of sets.
+fn check_cache(c: &CacheGeometry) -> Result<(), String> {
+    let found = format!("size: {}, ways: {}, line: {}", c.size, c.ways, c.line);
+    if c.size == 0 || c.ways == 0 || c.line == 0 {
+        return Err(format!("size, ways and line must all be positive, found ({found})"));
+    }
+    if !c.line.is_power_of_two() {
+        return Err(format!("the line size must be a power of two, found ({found})"));
+    }
+    let way_bytes = u64::from(c.ways) * u64::from(c.line);
+    let size = u64::from(c.size);
+    if !size.is_multiple_of(way_bytes) {
+        return Err(format!("the size must be a multiple of ways * line, found ({found})"));
+    }
+    let sets = size / way_bytes;
+    if !sets.is_power_of_two() {
+        return Err(format!(
+            "({found}) has {sets} sets; the number of sets, size / (ways * line), must be a power of two"
+        ));
     }
     Ok(())
 }

@@ -1,71 +1,12 @@
 /*
- * rpt_runtime.c - start-up, guest memory, dispatch, exits and rounding helpers (see docs/c-abi.md).
+ * rpt_runtime.c - start-up, guest memory, dispatch, exits, the services guest C parts use,
+ * resume points and rounding helpers (see docs/c-abi.md).
  *
- * The file has two parts. The host part at the top is the only code that uses libc (mmap,
- * write, exit, fenv); a freestanding host (LoongArch) replaces just those few functions.
- * The portable part below it uses nothing but the host part and compiler builtins.
+ * Nothing here uses libc: the operating system is reached only through the host primitives of
+ * rpt_host.h, which runtime/rpt_host_libc.c implements on a C library and a freestanding host's
+ * shim implements with raw system calls. Everything else is plain C and compiler builtins.
  */
-/* mmap's MAP_ANONYMOUS and MAP_NORESERVE are not ISO C; ask for them before any header. */
-#define _DEFAULT_SOURCE 1
-
 #include "cpu.h"
-
-/* ---------------------------------------------------------------- host part (libc) */
-
-#include <fenv.h>
-#include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
-/* Reserves `size` bytes of zeroed, lazily committed memory; NULL on failure. */
-static uint8_t *rpt_host_reserve(uint64_t size)
-{
-	void *p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	return p == MAP_FAILED ? NULL : (uint8_t *)p;
-}
-
-static void rpt_host_write(int fd, const char *text, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, text, len);
-		if (n <= 0)
-			return;
-		text += n;
-		len -= (size_t)n;
-	}
-}
-
-/* exit() rather than _exit(): it flushes stdio buffers a platform's C part may have filled. */
-static _Noreturn void rpt_host_exit(int status)
-{
-	exit(status);
-}
-
-static int rpt_host_get_rounding(void)
-{
-	return fegetround();
-}
-
-static void rpt_host_set_rounding(int host_mode)
-{
-	fesetround(host_mode);
-}
-
-static int rpt_host_rounding_of(int mode)
-{
-	switch (mode) {
-	case RPT_ROUND_ZERO:
-		return FE_TOWARDZERO;
-	case RPT_ROUND_UP:
-		return FE_UPWARD;
-	case RPT_ROUND_DOWN:
-		return FE_DOWNWARD;
-	default:
-		return FE_TONEAREST;
-	}
-}
-
-/* ---------------------------------------------------------------- portable part */
 
 uint8_t *rpt_mem;
 
@@ -80,9 +21,211 @@ static size_t rpt_strlen(const char *s)
 	return n;
 }
 
+/* ---------------------------------------------------------------- services for guest C parts */
+
+/* Why the last failing service failed (an RPT_HOST_ERROR_*). */
+static int rpt_error;
+
+/* Records a primitive's negative result and returns -1, the services' failure value. */
+static int rpt_fail(int64_t negative_error)
+{
+	rpt_error = negative_error < 0 && negative_error >= -RPT_HOST_ERROR_INVALID ? (int)-negative_error
+										  : RPT_HOST_ERROR_OTHER;
+	return -1;
+}
+
+int rpt_last_error(void)
+{
+	return rpt_error;
+}
+
+size_t rpt_write(int fd, const void *buf, size_t len)
+{
+	const uint8_t *bytes = buf;
+	size_t done = 0;
+	while (done < len) {
+		int64_t n = rpt_host_write(fd, bytes + done, len - done);
+		if (n <= 0) {
+			if (n < 0)
+				rpt_fail(n);
+			break;
+		}
+		done += (size_t)n;
+	}
+	return done;
+}
+
+int64_t rpt_read(int fd, void *buf, size_t len)
+{
+	int64_t n = rpt_host_read(fd, buf, len);
+	return n < 0 ? rpt_fail(n) : n;
+}
+
+int rpt_is_terminal(int fd)
+{
+	return rpt_host_is_terminal(fd);
+}
+
+uint64_t rpt_monotonic_ns(void)
+{
+	return rpt_host_monotonic_ns();
+}
+
+int64_t rpt_realtime_ns(void)
+{
+	return rpt_host_realtime_ns();
+}
+
+void rpt_sleep_ns(uint64_t ns)
+{
+	rpt_host_sleep_ns(ns);
+}
+
+const char *rpt_env(size_t i)
+{
+	return rpt_host_env(i);
+}
+
+/* The value of environment variable `name`, or NULL. */
+static const char *rpt_env_value(const char *name)
+{
+	for (size_t i = 0;; i++) {
+		const char *entry = rpt_host_env(i);
+		if (!entry)
+			return NULL;
+		size_t n = 0;
+		while (name[n] && entry[n] == name[n])
+			n++;
+		if (!name[n] && entry[n] == '=')
+			return entry + n + 1;
+	}
+}
+
+/* ---------------------------------------------------------------- the sandbox
+ *
+ * Every guest file lives beneath one host directory, opened once on first use. A path is walked
+ * one component at a time with RPT_OPEN_NOFOLLOW, so neither `..` nor a symbolic link can lead
+ * outside, whatever the host's C library or kernel would resolve.
+ */
+static int rpt_sandbox_fd = -1;
+
+static int rpt_sandbox(void)
+{
+	if (rpt_sandbox_fd < 0) {
+		const char *dir = rpt_env_value("RPT_SANDBOX");
+		int fd = rpt_host_openat(RPT_HOST_CWD, dir && *dir ? dir : ".", RPT_OPEN_READ | RPT_OPEN_DIRECTORY);
+		if (fd < 0)
+			return rpt_fail(fd);
+		rpt_sandbox_fd = fd;
+	}
+	return rpt_sandbox_fd;
+}
+
+/* Closes a directory rpt_sandbox_parent returned (the sandbox itself stays open). */
+static void rpt_sandbox_release(int dir)
+{
+	if (dir != rpt_sandbox_fd)
+		rpt_host_close(dir);
+}
+
+/* Longest path component accepted, in bytes (Linux's NAME_MAX is 255). */
+#define RPT_NAME_MAX 256
+
+/* Opens the directory holding `path`'s last component beneath the sandbox and copies that
+ * component to `last`. Returns a directory for rpt_sandbox_release, or -1. */
+static int rpt_sandbox_parent(const char *path, char last[RPT_NAME_MAX])
+{
+	int dir = rpt_sandbox();
+	if (dir < 0)
+		return -1;
+	const char *p = path;
+	for (;;) {
+		size_t n = 0;
+		while (p[n] && p[n] != '/')
+			n++;
+		if (n == 0 || n >= RPT_NAME_MAX || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) {
+			rpt_sandbox_release(dir);
+			return rpt_fail(-RPT_HOST_ERROR_INVALID);
+		}
+		__builtin_memcpy(last, p, n);
+		last[n] = 0;
+		if (!p[n])
+			return dir;
+		int next = rpt_host_openat(dir, last, RPT_OPEN_READ | RPT_OPEN_DIRECTORY | RPT_OPEN_NOFOLLOW);
+		rpt_sandbox_release(dir);
+		if (next < 0)
+			return rpt_fail(next);
+		dir = next;
+		p += n + 1;
+	}
+}
+
+int rpt_open(const char *path, unsigned flags)
+{
+	char last[RPT_NAME_MAX];
+	int dir = rpt_sandbox_parent(path, last);
+	if (dir < 0)
+		return -1;
+	unsigned allowed = RPT_OPEN_READ | RPT_OPEN_WRITE | RPT_OPEN_CREATE | RPT_OPEN_TRUNCATE | RPT_OPEN_APPEND |
+			   RPT_OPEN_EXCLUSIVE;
+	int fd = rpt_host_openat(dir, last, (flags & allowed) | RPT_OPEN_NOFOLLOW);
+	rpt_sandbox_release(dir);
+	if (fd < 0)
+		return rpt_fail(fd);
+	/* A directory opens read-only without error on Linux; the guest wants a file. */
+	int kind = rpt_host_file_kind(fd);
+	if (kind != RPT_HOST_FILE_REGULAR) {
+		rpt_host_close(fd);
+		return rpt_fail(kind < 0                          ? kind
+				: kind == RPT_HOST_FILE_DIRECTORY ? -RPT_HOST_ERROR_IS_DIRECTORY
+								  : -RPT_HOST_ERROR_ACCESS);
+	}
+	return fd;
+}
+
+int rpt_close(int fd)
+{
+	int r = rpt_host_close(fd);
+	return r < 0 ? rpt_fail(r) : 0;
+}
+
+int64_t rpt_seek(int fd, int64_t offset, int whence)
+{
+	int64_t at = rpt_host_seek(fd, offset, whence);
+	return at < 0 ? rpt_fail(at) : at;
+}
+
+int rpt_remove(const char *path)
+{
+	char last[RPT_NAME_MAX];
+	int dir = rpt_sandbox_parent(path, last);
+	if (dir < 0)
+		return -1;
+	int r = rpt_host_unlinkat(dir, last);
+	rpt_sandbox_release(dir);
+	return r < 0 ? rpt_fail(r) : 0;
+}
+
+int rpt_rename(const char *from, const char *to)
+{
+	char from_last[RPT_NAME_MAX], to_last[RPT_NAME_MAX];
+	int from_dir = rpt_sandbox_parent(from, from_last);
+	if (from_dir < 0)
+		return -1;
+	int to_dir = rpt_sandbox_parent(to, to_last);
+	if (to_dir < 0) {
+		rpt_sandbox_release(from_dir);
+		return -1;
+	}
+	int r = rpt_host_renameat(from_dir, from_last, to_dir, to_last);
+	rpt_sandbox_release(from_dir);
+	rpt_sandbox_release(to_dir);
+	return r < 0 ? rpt_fail(r) : 0;
+}
+
 void rpt_write_stderr(const char *text)
 {
-	rpt_host_write(2, text, rpt_strlen(text));
+	rpt_write(2, text, rpt_strlen(text));
 }
 
 /* Appends `0x` and at least eight hex digits of `v` to `out` at `*pos` (no libc printf). */
@@ -144,7 +287,7 @@ _Noreturn void rpt_exit(struct cpu *c, uint64_t pc, int reason)
 	rpt_append(msg, sizeof msg, &pos, ": ");
 	rpt_append(msg, sizeof msg, &pos, rpt_exit_reason_name(reason));
 	rpt_append(msg, sizeof msg, &pos, "\n");
-	rpt_host_write(2, msg, pos);
+	rpt_write(2, msg, pos);
 	rpt_process_exit(125);
 }
 
@@ -156,7 +299,7 @@ _Noreturn void rpt_unreachable(struct cpu *c, uint64_t function)
 	rpt_append(msg, sizeof msg, &pos, "rpt: reached code marked unreachable in the function at ");
 	rpt_append_hex(msg, sizeof msg, &pos, function);
 	rpt_append(msg, sizeof msg, &pos, "\n");
-	rpt_host_write(2, msg, pos);
+	rpt_write(2, msg, pos);
 	rpt_process_exit(125);
 }
 
@@ -197,8 +340,53 @@ static _Noreturn void rpt_fail_start(const char *what, uint64_t addr)
 	rpt_append(msg, sizeof msg, &pos, what);
 	rpt_append_hex(msg, sizeof msg, &pos, addr);
 	rpt_append(msg, sizeof msg, &pos, "\n");
-	rpt_host_write(2, msg, pos);
+	rpt_write(2, msg, pos);
 	rpt_process_exit(125);
+}
+
+/* ---------------------------------------------------------------- resume points
+ *
+ * The live points form a stack through their host frames: `rpt_resume_top` is the innermost.
+ * A point leaves the stack when its dispatch returns, or when a resume unwinds past it.
+ */
+struct rpt_resume_point {
+	struct rpt_host_jump_target target;
+	struct cpu *c;
+	uint64_t pc;
+	uint64_t serial;
+	struct rpt_resume_point *outer;
+};
+
+static struct rpt_resume_point *rpt_resume_top;
+static uint64_t rpt_resume_serials;
+
+static void rpt_resume_body(void *point)
+{
+	struct rpt_resume_point *p = point;
+	rpt_dispatch(p->c, p->pc);
+}
+
+void rpt_dispatch_resumable(struct cpu *c, uint64_t pc, rpt_resume_established established, void *ctx)
+{
+	struct rpt_resume_point point = { .c = c, .pc = pc, .serial = ++rpt_resume_serials, .outer = rpt_resume_top };
+	established(c, point.serial, ctx);
+	rpt_resume_top = &point;
+	/* rpt_resume jumps back here: dispatch the point's pc again, with the state the caller set. */
+	while (rpt_host_call_jumpable(&point.target, rpt_resume_body, &point))
+		rpt_resume_top = &point;
+	rpt_resume_top = point.outer;
+}
+
+int rpt_resume(struct cpu *c, uint64_t serial)
+{
+	(void)c;
+	for (struct rpt_resume_point *p = rpt_resume_top; p; p = p->outer) {
+		if (p->serial == serial) {
+			rpt_resume_top = p;
+			rpt_host_jump(&p->target);
+		}
+	}
+	return 0;
 }
 
 /* The whole guest address space is reserved up front, which a 64-bit host can do for up to 47 bits. */
@@ -246,7 +434,7 @@ int main(int argc, char **argv)
 		if ((mode) == RPT_ROUND_NEAREST)                   \
 			return (type)((a) op (b));                 \
 		int saved_ = rpt_host_get_rounding();              \
-		rpt_host_set_rounding(rpt_host_rounding_of(mode)); \
+		rpt_host_set_rounding(mode);                       \
 		volatile type a_ = (a), b_ = (b);                  \
 		volatile type result_ = a_ op b_;                  \
 		rpt_host_set_rounding(saved_);                     \
@@ -260,7 +448,7 @@ int main(int argc, char **argv)
 			return (type)(expr);                       \
 		}                                                  \
 		int saved_ = rpt_host_get_rounding();              \
-		rpt_host_set_rounding(rpt_host_rounding_of(mode)); \
+		rpt_host_set_rounding(mode);                       \
 		volatile from x_ = (a);                            \
 		volatile type result_ = expr;                      \
 		rpt_host_set_rounding(saved_);                     \
@@ -275,12 +463,17 @@ double rpt_fadd_f64(double a, double b, int mode) { RPT_ROUNDED2(double, mode, a
 double rpt_fsub_f64(double a, double b, int mode) { RPT_ROUNDED2(double, mode, a, b, -); }
 double rpt_fmul_f64(double a, double b, int mode) { RPT_ROUNDED2(double, mode, a, b, *); }
 double rpt_fdiv_f64(double a, double b, int mode) { RPT_ROUNDED2(double, mode, a, b, /); }
+
+/* Fused multiply-add rounds once, in the mode set around it. __builtin_fma is the host's own
+ * instruction on AArch64 and LoongArch64 (both have one in their base ISA, and -fno-math-errno,
+ * which every host compiles with, lets clang use it; the freestanding LoongArch64 host has no libm
+ * to call), and on x86-64 without -mfma glibc's fma, which is correctly rounded in every mode. */
 #define RPT_ROUNDED3(type, mode, a, b, c, fn)                      \
 	do {                                                       \
 		if ((mode) == RPT_ROUND_NEAREST)                   \
 			return fn((a), (b), (c));                  \
 		int saved_ = rpt_host_get_rounding();              \
-		rpt_host_set_rounding(rpt_host_rounding_of(mode)); \
+		rpt_host_set_rounding(mode);                       \
 		volatile type a_ = (a), b_ = (b), c_ = (c);        \
 		volatile type result_ = fn(a_, b_, c_);            \
 		rpt_host_set_rounding(saved_);                     \

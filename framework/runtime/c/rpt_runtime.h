@@ -4,13 +4,16 @@
  * Included by the generated cpu.h after it defines RPT_GUEST_ADDRESS_BITS and
  * RPT_GUEST_BIG_ENDIAN, so everything here can depend on the guest's memory model.
  * Plain C11 plus clang/GCC builtins; no libc header is needed by anything in this file,
- * so a freestanding host only has to supply the few functions rpt_runtime.c calls.
+ * so a freestanding host only has to supply the host primitives of rpt_host.h. Guest C parts
+ * call the services declared here (rpt_write, rpt_open, ...), never the primitives.
  */
 #ifndef RPT_RUNTIME_H
 #define RPT_RUNTIME_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "rpt_host.h"
 
 #ifndef RPT_GUEST_ADDRESS_BITS
 #error "include cpu.h, which defines RPT_GUEST_ADDRESS_BITS before including rpt_runtime.h"
@@ -74,22 +77,59 @@ enum {
 	RPT_EXIT_INVALID_OPCODE = 5
 };
 
-/* Rounding modes, numbered in the order of rpt_ir::Rounding (without `dynamic`). */
-enum {
-	RPT_ROUND_NEAREST = 0,
-	RPT_ROUND_ZERO = 1,
-	RPT_ROUND_UP = 2,
-	RPT_ROUND_DOWN = 3
-};
-
 /* Dispatch and exits (rpt_runtime.c). */
 rpt_fn rpt_lookup(uint64_t pc);
 rpt_fn rpt_resolve(struct cpu *c, uint64_t pc);
 void rpt_dispatch(struct cpu *c, uint64_t pc);
 _Noreturn void rpt_exit(struct cpu *c, uint64_t pc, int reason);
 _Noreturn void rpt_unreachable(struct cpu *c, uint64_t function);
+
+/* ---- Services: what guest C parts use instead of libc, so they build on every host
+ * (rpt_runtime.c, on the host primitives of rpt_host.h; docs/c-abi.md, "Host primitives and services"). */
+
+/* Ends the process with `status`. */
 _Noreturn void rpt_process_exit(int status);
+/* Writes all `len` bytes to host file descriptor `fd` (1 stdout, 2 stderr, or one rpt_open gave),
+ * retrying short writes; returns how many were written, fewer only if the host refused the rest. */
+size_t rpt_write(int fd, const void *buf, size_t len);
+/* Reads up to `len` bytes from host file descriptor `fd`: the count (0 at end of file), or -1 on error. */
+int64_t rpt_read(int fd, void *buf, size_t len);
+/* Writes a NUL-terminated message to standard error. */
 void rpt_write_stderr(const char *text);
+/* Whether `fd` is a terminal (platforms buffer output to files and pipes, not to terminals). */
+int rpt_is_terminal(int fd);
+
+/* The sandbox: every guest file lives beneath one host directory, `$RPT_SANDBOX` at run time
+ * (the current directory when unset). Paths given here are relative to it, `/`-separated, with
+ * no empty, `.` or `..` component; no symbolic link is followed, so nothing outside is reachable.
+ * rpt_open takes RPT_OPEN_READ, _WRITE, _CREATE, _TRUNCATE, _APPEND and _EXCLUSIVE (rpt_host.h)
+ * and opens regular files only; rpt_seek takes RPT_SEEK_SET, _CUR or _END and returns the new
+ * position. Each returns -1 on failure and rpt_last_error() then says why. */
+int rpt_open(const char *path, unsigned flags);
+int rpt_close(int fd);
+int64_t rpt_seek(int fd, int64_t offset, int whence);
+int rpt_remove(const char *path);
+int rpt_rename(const char *from, const char *to);
+/* Why the last failing service failed: an RPT_HOST_ERROR_* (rpt_host.h). */
+int rpt_last_error(void);
+
+/* Clocks: nanoseconds since an arbitrary start (never going back), and since 1970-01-01 UTC. */
+uint64_t rpt_monotonic_ns(void);
+int64_t rpt_realtime_ns(void);
+void rpt_sleep_ns(uint64_t ns);
+/* The host environment's i-th `NAME=value` string, NULL past the end. */
+const char *rpt_env(size_t i);
+
+/* ---- Resume points: non-local jumps across lifted code (rpt_runtime.c; docs/c-abi.md).
+ * rpt_dispatch_resumable calls rpt_dispatch(c, pc) with a resume point established in its own
+ * host frame; `established(c, serial, ctx)` runs first and learns the point's serial number.
+ * While the dispatched code runs, rpt_resume(c, serial) unwinds every host frame above the point
+ * and dispatches `pc` again (the caller has set the guest state it wants first). When the
+ * dispatched function returns, the point is gone: rpt_resume then returns 0 and the caller
+ * reports the dangling jump. Serials are never reused. */
+typedef void (*rpt_resume_established)(struct cpu *c, uint64_t serial, void *ctx);
+void rpt_dispatch_resumable(struct cpu *c, uint64_t pc, rpt_resume_established established, void *ctx);
+int rpt_resume(struct cpu *c, uint64_t serial);
 
 /* Supplied by the guest's C part. */
 void rpt_guest_init(struct cpu *c, int argc, char **argv);

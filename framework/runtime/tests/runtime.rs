@@ -113,6 +113,7 @@ fn build(dir: &Path) -> std::path::PathBuf {
     args.extend([
         "-I.",
         "runtime/rpt_runtime.c",
+        "runtime/rpt_host_libc.c",
         "guest.c",
         "-fuse-ld=lld",
         "-lm",
@@ -213,6 +214,32 @@ fn start_up_copies_segments_into_reserved_memory() {
 #[test]
 fn sources_are_at_their_contract_paths() {
     let paths: Vec<String> = rpt_runtime::sources().into_iter().map(|f| f.path).collect();
-    assert_eq!(paths, vec!["runtime/rpt_runtime.h", "runtime/rpt_runtime.c"]);
+    assert_eq!(
+        paths,
+        vec![
+            "runtime/rpt_runtime.h",
+            "runtime/rpt_host.h",
+            "runtime/rpt_runtime.c",
+            "runtime/rpt_host_libc.c"
+        ]
+    );
+    let freestanding: Vec<String> = rpt_runtime::freestanding_sources()
+        .into_iter()
+        .map(|f| f.path)
+        .collect();
+    assert_eq!(paths[..3], freestanding[..]);
+    // Only the C-library part may include libc headers.
+    for f in rpt_runtime::freestanding_sources() {
+        for header in [
+            "<stdlib.h>",
+            "<unistd.h>",
+            "<fenv.h>",
+            "<sys/mman.h>",
+            "<stdio.h>",
+            "<string.h>",
+        ] {
+            assert!(!f.contents.contains(header), "{} includes {header}", f.path);
+        }
+    }
     assert_eq!(rpt_runtime::RUNTIME_HASH.len(), 64);
 }

@@ -14,42 +14,19 @@
  *   is already zero-filled). munmap only says yes. File mappings fail with ENODEV.
  * - Calls: exit (1), exit_group (234), read (3), write (4), brk (45), mmap (90), munmap (91),
  *   mmap2 (192). Anything else fails with ENOSYS, as an old kernel would.
+ * - The host is reached only through the runtime's services (rpt_write, rpt_read, rpt_monotonic_ns,
+ *   rpt_process_exit), never the C library, so the platform builds for every host; brk and mmap
+ *   need no host call at all, since their memory is the guest's own reservation.
  */
 #include "cpu.h"
-
-/* ---------------------------------------------------------------- host part (libc) */
-
-#include <time.h>
-#include <unistd.h>
-
-static int64_t rpt_linux_host_write(int fd, const uint8_t *bytes, uint32_t len)
-{
-	uint32_t done = 0;
-	while (done < len) {
-		ssize_t n = write(fd, bytes + done, len - done);
-		if (n <= 0)
-			return done > 0 ? (int64_t)done : -5; /* EIO */
-		done += (uint32_t)n;
-	}
-	return done;
-}
-
-static int64_t rpt_linux_host_read(int fd, uint8_t *bytes, uint32_t len)
-{
-	ssize_t n = read(fd, bytes, len);
-	return n < 0 ? -5 : (int64_t)n;
-}
 
 /* The GameCube time base runs at 40.5 MHz (a quarter of the 162 MHz bus clock). */
 uint64_t rpt_helper_timebase(struct cpu *restrict c)
 {
 	(void)c;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 40500000u + (uint64_t)ts.tv_nsec * 81u / 2000u;
+	uint64_t ns = rpt_monotonic_ns();
+	return ns / 1000000000u * 40500000u + ns % 1000000000u * 81u / 2000u;
 }
-
-/* ---------------------------------------------------------------- portable part */
 
 #define RPT_LINUX_STACK_TOP 0x817fff00u
 #define RPT_LINUX_BRK_LIMIT 0x81000000u
@@ -57,6 +34,7 @@ uint64_t rpt_helper_timebase(struct cpu *restrict c)
 #define RPT_LINUX_MMAP_LIMIT 0xc0000000u
 #define RPT_LINUX_PAGE 4096u
 
+#define RPT_LINUX_EIO 5
 #define RPT_LINUX_ENOMEM 12
 #define RPT_LINUX_EBADF 9
 #define RPT_LINUX_ENODEV 19
@@ -69,6 +47,8 @@ static uint32_t rpt_linux_mmap_next = RPT_LINUX_MMAP_BASE;
 
 void rpt_ppc_platform_init(struct cpu *c, int argc, char **argv);
 void rpt_helper_sc(struct cpu *restrict c);
+/* ppc_runtime.c: the address memory is reached through for an effective address. */
+uint32_t rpt_ppc_cached_view(uint32_t ea);
 
 void rpt_ppc_platform_init(struct cpu *c, int argc, char **argv)
 {
@@ -76,7 +56,7 @@ void rpt_ppc_platform_init(struct cpu *c, int argc, char **argv)
 	(void)argv;
 	uint64_t end = 0;
 	for (size_t i = 0; i < rpt_segment_count; i++) {
-		uint64_t e = rpt_segments[i].addr + rpt_segments[i].mem_size;
+		uint64_t e = rpt_ppc_cached_view((uint32_t)rpt_segments[i].addr) + rpt_segments[i].mem_size;
 		if (e > end && e <= RPT_LINUX_BRK_LIMIT)
 			end = e;
 	}
@@ -98,6 +78,20 @@ static void rpt_linux_return(struct cpu *c, int64_t result)
 		c->r3 = (uint32_t)result;
 		c->cr &= ~(UINT32_C(1) << 28);
 	}
+}
+
+/* write(2) on the host's descriptor: the count written, or -EIO when nothing could be. */
+static int64_t rpt_linux_write(int fd, const uint8_t *bytes, uint32_t len)
+{
+	size_t done = rpt_write(fd, bytes, len);
+	return done > 0 || len == 0 ? (int64_t)done : -RPT_LINUX_EIO;
+}
+
+/* read(2) from the host's standard input: the count read, or -EIO. */
+static int64_t rpt_linux_read(uint8_t *bytes, uint32_t len)
+{
+	int64_t n = rpt_read(0, bytes, len);
+	return n < 0 ? -RPT_LINUX_EIO : n;
 }
 
 static int64_t rpt_linux_mmap(uint32_t len, uint32_t flags)
@@ -129,7 +123,7 @@ void rpt_helper_sc(struct cpu *restrict c)
 		}
 		if ((uint64_t)a1 + a2 > (uint64_t)1 << 32)
 			a2 = (uint32_t)(((uint64_t)1 << 32) - a1);
-		rpt_linux_return(c, rpt_linux_host_read(0, rpt_mem + a1, a2));
+		rpt_linux_return(c, rpt_linux_read(rpt_mem + rpt_ppc_cached_view(a1), a2));
 		return;
 	case 4: /* write(fd, buf, len) */
 		if (a0 != 1 && a0 != 2) {
@@ -138,7 +132,7 @@ void rpt_helper_sc(struct cpu *restrict c)
 		}
 		if ((uint64_t)a1 + a2 > (uint64_t)1 << 32)
 			a2 = (uint32_t)(((uint64_t)1 << 32) - a1);
-		rpt_linux_return(c, rpt_linux_host_write((int)a0, rpt_mem + a1, a2));
+		rpt_linux_return(c, rpt_linux_write((int)a0, rpt_mem + rpt_ppc_cached_view(a1), a2));
 		return;
 	case 45: /* brk(addr): the new break, or the old one when the request is refused */
 		if (a0 >= rpt_linux_brk_start && a0 <= RPT_LINUX_BRK_LIMIT)

@@ -4,64 +4,36 @@
  *
  * See docs/c-abi.md ("PowerPC guest conventions"). Guest memory is the runtime's flat 4 GiB
  * reservation, addressed with the guest's own (effective) addresses: a DOL's sections sit at
- * their MEM1 addresses (0x80000000...), so no translation happens on any access. MEM1's uncached
- * mirror at 0xc0000000 is the same memory: on Linux hosts both ranges map one shared object.
+ * their MEM1 addresses (0x80000000...), so no translation happens on any access but one: an
+ * address in an uncached view (0xc0000000...) is folded onto the cached one, in the lifted code
+ * (src/lift/mem.rs says why) and in the helpers here alike. Like every guest C part, this file uses
+ * the runtime's services only, never the C library, so it builds for every host (the freestanding
+ * LoongArch64 one included).
  */
-/* memfd_create is a GNU extension; ask for it before any header. */
-#define _GNU_SOURCE 1
 #include "cpu.h"
 
-/* ---------------------------------------------------------------- host part (libc) */
+/* The uncached views of MEM1 and MEM2 (0xc0000000, 0xd0000000) are the cached ones (0x80000000,
+ * 0x90000000): bit 30 is cleared, as the lifter's loads and stores do (src/lift/mem.rs says why).
+ * Platforms call it too, for the guest buffers their system calls read and write. */
+uint32_t rpt_ppc_cached_view(uint32_t ea);
 
-#ifdef __linux__
-#include <sys/mman.h>
-#include <unistd.h>
-
-/* Maps one shared 24 MiB object at both MEM1 addresses, 0x80000000 (cached) and 0xc0000000
- * (uncached), so a store through either is seen through the other, with no cost per access.
- * Returns 0 when the host cannot (then the two stay separate memory). */
-static int rpt_ppc_host_alias_mem1(uint8_t *cached, uint8_t *uncached, uint64_t size)
+uint32_t rpt_ppc_cached_view(uint32_t ea)
 {
-	int fd = memfd_create("rpt-mem1", 0);
-	if (fd < 0)
-		return 0;
-	int ok = ftruncate(fd, (off_t)size) == 0 &&
-		 mmap(cached, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED &&
-		 mmap(uncached, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED;
-	close(fd);
-	return ok;
+	return ea & ~UINT32_C(0x40000000);
 }
-#else
-static int rpt_ppc_host_alias_mem1(uint8_t *cached, uint8_t *uncached, uint64_t size)
-{
-	(void)cached;
-	(void)uncached;
-	(void)size;
-	return 0;
-}
-#endif
-
-/* ---------------------------------------------------------------- portable part */
-
-#define RPT_PPC_MEM1 0x80000000u
-#define RPT_PPC_MEM1_UNCACHED 0xc0000000u
-#define RPT_PPC_MEM1_SIZE 0x01800000u
 
 /* Defined by the platform's C file: platform state built from the host's arguments. */
 void rpt_ppc_platform_init(struct cpu *c, int argc, char **argv);
 
 void rpt_guest_init(struct cpu *c, int argc, char **argv)
 {
-	/* The runtime has copied the image already; aliasing MEM1 replaces both ranges with the
-	 * (zeroed) shared object, so the segments that lie there are copied in again. */
-	if (rpt_ppc_host_alias_mem1(rpt_mem + RPT_PPC_MEM1, rpt_mem + RPT_PPC_MEM1_UNCACHED, RPT_PPC_MEM1_SIZE)) {
-		for (size_t i = 0; i < rpt_segment_count; i++) {
-			const struct rpt_segment *s = &rpt_segments[i];
-			uint64_t offset = s->addr & 0x3fffffffu;
-			int in_mem1 = (s->addr & 0xbfffffffu) >= RPT_PPC_MEM1 && offset + s->mem_size <= RPT_PPC_MEM1_SIZE;
-			if (in_mem1 && s->size > 0)
-				__builtin_memcpy(rpt_mem + RPT_PPC_MEM1 + offset, s->bytes, (size_t)s->size);
-		}
+	/* The runtime has copied every segment to its own address; lifted code reaches a segment
+	 * loaded through the uncached mirror at its cached address, so it goes there as well. */
+	for (size_t i = 0; i < rpt_segment_count; i++) {
+		const struct rpt_segment *s = &rpt_segments[i];
+		uint32_t at = rpt_ppc_cached_view((uint32_t)s->addr);
+		if (at != s->addr && s->size > 0)
+			__builtin_memcpy(rpt_mem + at, s->bytes, (size_t)s->size);
 	}
 	/* FPSCR 0: round to nearest, every exception disabled, as the SDK's start-up leaves it. */
 	c->fpscr = 0;
@@ -212,7 +184,7 @@ uint64_t rpt_helper_psq_load(struct cpu *restrict c, uint32_t ea, uint32_t gqr, 
 {
 	(void)c;
 	uint32_t type = (gqr >> 16) & 7u;
-	uint32_t addr = ea + slot * rpt_ppc_qsize(type);
+	uint32_t addr = rpt_ppc_cached_view(ea + slot * rpt_ppc_qsize(type));
 	float v;
 	switch (type) {
 	case 4:
@@ -239,7 +211,7 @@ void rpt_helper_psq_store(struct cpu *restrict c, uint32_t ea, uint32_t gqr, uin
 	(void)c;
 	uint32_t type = gqr & 7u;
 	uint32_t size = rpt_ppc_qsize(type);
-	uint32_t addr = ea + slot * size;
+	uint32_t addr = rpt_ppc_cached_view(ea + slot * size);
 	float lo, hi;
 	switch (type) {
 	case 4: lo = 0.0f; hi = 255.0f; break;

@@ -7,7 +7,8 @@
 //! Decisions:
 //! - Sections must lie in the GameCube/Wii address map: MEM1 (24 MiB) at 0x80000000 or its
 //!   uncached mirror at 0xc0000000, or the Wii's MEM2 (64 MiB) at 0x90000000. Anything else is
-//!   refused, as are text and data sections that overlap each other, sections whose bytes run past
+//!   refused, as are text and data sections that overlap each other (also through the mirror: the
+//!   uncached view is the same memory, `lift/mem.rs`), sections whose bytes run past
 //!   the end of the file or start inside the header, and an entry point outside every text section.
 //! - The bss range may overlap data sections (real linkers often cover .sdata and .sbss with one
 //!   range); the loader zeroes only the parts no text or data section covers, as the apploader's
@@ -67,6 +68,11 @@ fn word(bytes: &[u8], at: usize) -> u32 {
         .get(at..at + 4)
         .and_then(|b| <[u8; 4]>::try_from(b).ok())
         .map_or(0, u32::from_be_bytes)
+}
+
+/// The cached address of `addr`: the uncached mirror at 0xc0000000 is MEM1 at 0x80000000.
+fn cached_view(addr: u64) -> u64 {
+    if addr >= 0xc000_0000 { addr - 0x4000_0000 } else { addr }
 }
 
 fn region_of(start: u64, end: u64) -> Option<&'static str> {
@@ -150,7 +156,8 @@ fn check(h: &DolHeader, file_len: usize) -> Result<(), GuestError> {
         for b in &h.sections[i + 1..] {
             let (a0, a1) = (u64::from(a.addr), u64::from(a.addr) + u64::from(a.size));
             let (b0, b1) = (u64::from(b.addr), u64::from(b.addr) + u64::from(b.size));
-            if a0 < b1 && b0 < a1 {
+            let (ca, cb) = (cached_view(a0), cached_view(b0));
+            if ca < cb + (b1 - b0) && cb < ca + (a1 - a0) {
                 return Err(bad(format!(
                     "sections {} ({a0:#010x}..{a1:#010x}) and {} ({b0:#010x}..{b1:#010x}) overlap",
                     a.name, b.name

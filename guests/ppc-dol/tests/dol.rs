@@ -88,6 +88,14 @@ fn overlapping_sections_are_refused() {
         e.contains("text0") && e.contains("data0") && e.contains("overlap"),
         "{e}"
     );
+    // data0 moved onto text0's uncached mirror: the same memory.
+    let mut dol = small_dol();
+    put(&mut dol, 0x48 + 4 * 7, 0xc000_3100);
+    let e = error_of(&dol);
+    assert!(
+        e.contains("text0") && e.contains("data0") && e.contains("0xc0003100") && e.contains("overlap"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -3,19 +3,42 @@
  *
  * See docs/c-abi.md ("x86 guest conventions"). Guest memory layout chosen here and in the
  * platform files:
- *   0x00400000...       the PE image at its preferred ImageBase
- *   0x10000000-0x6fffffff  platform heap (VirtualAlloc's bump allocator)
- *   ...-0x7ffdffff      the stack, growing down from 0x7ffe0000
+ *   0x00400000...          the PE image at its preferred ImageBase
+ *   0x10000000-0x6fffffff  platform heap (VirtualAlloc's bump allocator; msvcrt's malloc arenas)
+ *   0x70000000-0x7ffdffff  the stack, growing down from 0x7ffe0000
  *   0x7ffe0000-0x7ffeffff  platform strings (the command line)
- *   0xfff00000...       import thunks (addresses only; no bytes live there)
+ *   0x7fff0000-0x7fff0fff  the TEB, where FS points (the lifter's TEB_ADDR)
+ *   0x7fff1000-0x7fff1fff  the PEB
+ *   0x7fff2000-0x7fffffff  platform variables the guest sees (data imports, FILE structures)
+ *   0xfff00000...          import thunks (addresses only; no bytes live there)
  */
 #include "cpu.h"
 
 /* The stack's top: esp starts here before the start-up return address is pushed. */
 #define RPT_X86_STACK_TOP 0x7ffe0000u
 
-/* Defined by the platform's C file: platform state built from the host's arguments. */
+/* Defined by the platform's C file: platform state built from the host's arguments, and what
+ * the platform does when the entry point returns (Windows then ends the process). */
 void rpt_x86_platform_init(struct cpu *c, int argc, char **argv);
+void rpt_x86_platform_finish(struct cpu *c);
+
+/* The x87 hooks platforms call. x87 state is not modelled yet: no lifted instruction can read
+ * st(0) or the x87 stack, so these have nothing to update; the x87 model fills them in. */
+void rpt_x86_set_st0_f64(struct cpu *c, double v);
+void rpt_x86_fpu_after_longjmp(struct cpu *c);
+
+/* Pushes v as the new st(0), as a cdecl function returning double leaves it. */
+void rpt_x86_set_st0_f64(struct cpu *c, double v)
+{
+	(void)c;
+	(void)v;
+}
+
+/* After a longjmp: the x87 stack is empty, as it is at every call under the i386 ABI. */
+void rpt_x86_fpu_after_longjmp(struct cpu *c)
+{
+	(void)c;
+}
 
 void rpt_guest_init(struct cpu *c, int argc, char **argv)
 {
@@ -30,14 +53,16 @@ void rpt_guest_init(struct cpu *c, int argc, char **argv)
 /* Windows ends a process whose entry point returns with the entry's result. */
 int rpt_guest_finish(struct cpu *c)
 {
+	rpt_x86_platform_finish(c);
 	return (int)c->eax;
 }
 
-/* No exit reason is handled here: the runtime reports every one with its guest address. */
+/* No exit reason is handled here: the runtime reports every one with its guest address. What the
+ * guest wrote to buffered streams before is written out first, so the output shows how far it got. */
 int rpt_guest_on_exit(struct cpu *c, uint64_t pc, int reason)
 {
-	(void)c;
 	(void)pc;
 	(void)reason;
+	rpt_x86_platform_finish(c);
 	return 0;
 }

@@ -35,7 +35,38 @@ const NORETURN_IMPORTS: &[&str] = &[
     "exit",
     "_exit",
     "abort",
+    "longjmp",
 ];
+
+/// Imports that return more than once: `setjmp` returns again whenever `longjmp` names its buffer.
+///
+/// A call to one becomes a tail call, and the code after it becomes a function of its own
+/// (the resume point): the platform's `setjmp` dispatches that function inside a host frame
+/// that `longjmp` can unwind to (docs/c-abi.md, "Resume points").
+const RETURNS_TWICE_IMPORTS: &[&str] = &["_setjmp3", "_setjmp", "setjmp"];
+
+/// What calling an import does to control flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ImportFlow {
+    /// Returns once, like any function.
+    Returns,
+    /// Never returns (`ExitProcess`, `longjmp`).
+    NoReturn,
+    /// Returns once now and again at every `longjmp` (`_setjmp3`).
+    ReturnsTwice,
+}
+
+impl ImportFlow {
+    fn of(name: &str) -> ImportFlow {
+        if NORETURN_IMPORTS.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+            ImportFlow::NoReturn
+        } else if RETURNS_TWICE_IMPORTS.contains(&name) {
+            ImportFlow::ReturnsTwice
+        } else {
+            ImportFlow::Returns
+        }
+    }
+}
 
 /// Why an instruction could not be taken into a function.
 #[derive(Clone, Debug)]
@@ -63,6 +94,9 @@ pub(crate) struct FunctionCfg {
     pub(crate) bad_calls: BTreeSet<(GuestAddr, GuestAddr)>,
     /// Call instructions whose callee never returns, so nothing after them is followed.
     pub(crate) noreturn_calls: BTreeSet<GuestAddr>,
+    /// Calls of an import that returns twice (`setjmp`): lifted as tail calls, and the address after
+    /// each is a function entry of its own (in `calls`).
+    pub(crate) returns_twice_calls: BTreeSet<GuestAddr>,
     /// Addresses reached that could not be decoded or lifted.
     pub(crate) failures: BTreeMap<GuestAddr, Failure>,
     /// 32-bit immediates that point into executable code (weak function candidates).
@@ -79,8 +113,8 @@ pub(crate) struct Walker<'a> {
     added: BTreeSet<GuestAddr>,
     /// IAT slot → the import's thunk.
     iat: BTreeMap<GuestAddr, GuestAddr>,
-    /// Thunk → whether the import never returns.
-    thunks: BTreeMap<GuestAddr, bool>,
+    /// Thunk → what calling the import does to control flow.
+    thunks: BTreeMap<GuestAddr, ImportFlow>,
     /// Memoised "may this function return" answers for call continuations.
     returns: RefCell<BTreeMap<GuestAddr, bool>>,
 }
@@ -92,12 +126,7 @@ impl<'a> Walker<'a> {
         let thunks = image
             .imports
             .iter()
-            .map(|i| {
-                (
-                    i.thunk,
-                    NORETURN_IMPORTS.iter().any(|n| n.eq_ignore_ascii_case(&i.name)),
-                )
-            })
+            .map(|i| (i.thunk, ImportFlow::of(&i.name)))
             .collect();
         Walker {
             image,
@@ -122,6 +151,19 @@ impl<'a> Walker<'a> {
     /// Whether `addr` is an import's thunk.
     pub(crate) fn is_thunk(&self, addr: GuestAddr) -> bool {
         self.thunks.contains_key(&addr)
+    }
+
+    /// What calling `target` does when it is an import's thunk or a stub that only jumps through
+    /// an IAT slot (`jmp [__imp__abort]`, as import libraries link them); `None` for other code.
+    pub(crate) fn import_flow(&self, target: GuestAddr) -> Option<ImportFlow> {
+        if let Some(&flow) = self.thunks.get(&target) {
+            return Some(flow);
+        }
+        let insn = decode::decode_at(self.image, target).ok()?;
+        match lift::classify(&insn) {
+            Some(Kind::JumpIndirect) => self.thunks.get(&self.iat_operand(&insn)?).copied(),
+            _ => None,
+        }
     }
 
     /// The thunk of the import whose IAT slot is `slot`.
@@ -210,7 +252,7 @@ impl<'a> Walker<'a> {
     /// A jump or branch target: a tail call when it is another function's entry, else a block.
     fn add_target(&self, cfg: &mut FunctionCfg, queue: &mut BTreeSet<GuestAddr>, addr: GuestAddr) {
         if self.is_tail_target(addr, cfg.entry) {
-            if self.thunks.get(&addr) != Some(&true) {
+            if self.thunks.get(&addr) != Some(&ImportFlow::NoReturn) {
                 cfg.may_return = true;
             }
             if self.is_function(addr) {
@@ -272,7 +314,7 @@ impl<'a> Walker<'a> {
                 Kind::JumpIndirect => {
                     match self.iat_operand(&insn) {
                         Some(thunk) => {
-                            if self.thunks.get(&thunk) != Some(&true) {
+                            if self.thunks.get(&thunk) != Some(&ImportFlow::NoReturn) {
                                 cfg.may_return = true;
                             }
                         }
@@ -289,10 +331,16 @@ impl<'a> Walker<'a> {
                         pc = next;
                         continue;
                     }
-                    let returns = if let Some(&noreturn) = self.thunks.get(&target) {
-                        !noreturn
-                    } else if self.image.is_code(target) {
+                    let flow = self.import_flow(target);
+                    if !self.thunks.contains_key(&target) && self.image.is_code(target) {
                         cfg.calls.insert(target);
+                    }
+                    let returns = if flow == Some(ImportFlow::ReturnsTwice) {
+                        self.resume_after(cfg, pc, next);
+                        return;
+                    } else if let Some(flow) = flow {
+                        flow == ImportFlow::Returns
+                    } else if self.image.is_code(target) {
                         !deep || self.may_return(target)
                     } else {
                         cfg.bad_calls.insert((pc, target));
@@ -306,10 +354,12 @@ impl<'a> Walker<'a> {
                     return;
                 }
                 Kind::CallIndirect => {
-                    let noreturn = self
-                        .iat_operand(&insn)
-                        .is_some_and(|t| self.thunks.get(&t) == Some(&true));
-                    if noreturn {
+                    let flow = self.iat_operand(&insn).and_then(|t| self.thunks.get(&t).copied());
+                    if flow == Some(ImportFlow::ReturnsTwice) {
+                        self.resume_after(cfg, pc, next);
+                        return;
+                    }
+                    if flow == Some(ImportFlow::NoReturn) {
                         cfg.noreturn_calls.insert(pc);
                     } else {
                         add_block(cfg, queue, next);
@@ -325,9 +375,18 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// A call at `pc` of an import that returns twice: the code after it is a function of its own,
+    /// which returns to this function's caller, so this function may return.
+    fn resume_after(&self, cfg: &mut FunctionCfg, pc: GuestAddr, next: GuestAddr) {
+        cfg.returns_twice_calls.insert(pc);
+        cfg.calls.insert(next);
+        cfg.may_return = true;
+    }
+
     /// The import thunk reached through `[disp32]`, when that is an IAT slot.
     fn iat_operand(&self, insn: &Instruction) -> Option<GuestAddr> {
         if insn.op_kind(0) != OpKind::Memory
+            || insn.memory_segment() == Register::FS
             || insn.memory_base() != Register::None
             || insn.memory_index() != Register::None
         {
@@ -391,6 +450,7 @@ pub(crate) fn discover(image: &GuestImage, seeds: &Seeds) -> Discovery {
     let mut covered: BTreeSet<GuestAddr> = BTreeSet::new();
     let mut cases: BTreeSet<GuestAddr> = BTreeSet::new();
     let mut candidates: BTreeSet<GuestAddr> = data_words(image);
+    candidates.extend(constructor_lists(image));
     for &f in &strong_functions {
         let cfg = walker.walk(f);
         note_cover(&cfg, &mut covered, &mut cases);
@@ -505,6 +565,41 @@ fn validate(walker: &Walker<'_>, candidate: GuestAddr) -> Result<Vec<FunctionCfg
         cfgs.push(cfg);
     }
     Ok(cfgs)
+}
+
+/// Function pointers in GCC's constructor and destructor lists inside executable sections.
+///
+/// mingw's linker script puts `__CTOR_LIST__` and `__DTOR_LIST__` at the end of `.text`: an aligned
+/// word 0xffffffff, the functions, then a 0 word. `__do_global_ctors` calls them through the list,
+/// so nothing else names them. Only complete lists of code pointers count.
+fn constructor_lists(image: &GuestImage) -> BTreeSet<GuestAddr> {
+    let mut out = BTreeSet::new();
+    for seg in image.segments.iter().filter(|s| s.flags.execute) {
+        let skip = ((4 - seg.addr.0 % 4) % 4) as usize;
+        let words: Vec<u32> = seg
+            .bytes
+            .get(skip..)
+            .unwrap_or_default()
+            .chunks_exact(4)
+            .filter_map(|c| <[u8; 4]>::try_from(c).ok().map(u32::from_le_bytes))
+            .collect();
+        for (i, &w) in words.iter().enumerate() {
+            if w != u32::MAX {
+                continue;
+            }
+            let list: Vec<u32> = words
+                .iter()
+                .skip(i + 1)
+                .take_while(|&&p| p != 0 && image.is_code(GuestAddr(u64::from(p))))
+                .copied()
+                .collect();
+            let terminated = words.get(i + 1 + list.len()) == Some(&0);
+            if terminated && !list.is_empty() {
+                out.extend(list.into_iter().map(|p| GuestAddr(u64::from(p))));
+            }
+        }
+    }
+    out
 }
 
 /// Aligned 32-bit words in non-executable sections that point into executable code.

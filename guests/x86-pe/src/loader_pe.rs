@@ -11,6 +11,11 @@
 //!   so `call [__imp_X]` reaches the platform's extern through ordinary dispatch.
 //! - Imports by ordinal are named `#<ordinal>`; no platform implements them, so they surface as
 //!   `MissingImport` errors rather than silent misbehaviour.
+//! - The Windows loader calls TLS callbacks (data directory 9) before the entry point; they are added
+//!   to the exports as `tls_callback_<i>`, so discovery lifts them although only data names them.
+//! - Refused with a message: a truncated file, sections that overlap or lie beyond 4 GiB or beyond
+//!   the file, an entry point outside every section (a DLL may have none), an import table or TLS
+//!   directory that is not inside the file's section data, and import names outside the file.
 //! - Bad input never panics: every read of file data is bounds-checked and reported as `BadImage`.
 
 use std::collections::BTreeMap;
@@ -72,7 +77,28 @@ pub fn load(file: &[u8]) -> Result<GuestImage, GuestError> {
         base.checked_add(entry_rva)
             .ok_or_else(|| bad("the entry point lies beyond 4 GiB"))?,
     ));
-    let exports = exports(&pe, base)?;
+    let is_dll = nt.file_header().characteristics.get(LE).intersects(pe::IMAGE_FILE_DLL);
+    // A DLL may have no entry point (RVA 0); a program must start inside one of its sections.
+    let entry_in_section = segments.iter().any(|s| s.name != "headers" && in_segment(s, entry.0));
+    let no_entry = is_dll && entry_rva == 0;
+    if !entry_in_section && !no_entry {
+        return Err(bad(format!(
+            "the entry point {:#x} (RVA {entry_rva:#x}) lies outside every section",
+            entry.0
+        )));
+    }
+    let data_dirs = pe.data_directories();
+    check_directory(
+        &segments,
+        base,
+        &data_dirs,
+        pe::IMAGE_DIRECTORY_ENTRY_IMPORT,
+        "import table",
+    )?;
+    let mut exports = exports(&pe, base)?;
+    for (i, callback) in tls_callbacks(&segments, base, &data_dirs)?.into_iter().enumerate() {
+        exports.insert(format!("tls_callback_{i}"), callback);
+    }
     let imports = imports(&pe, base)?;
     for import in &imports {
         write_slot(&mut segments, import)?;
@@ -83,6 +109,80 @@ pub fn load(file: &[u8]) -> Result<GuestImage, GuestError> {
         exports,
         imports,
     })
+}
+
+/// Checks that data directory `index`, when present, lies in bytes the file holds for a section.
+fn check_directory(
+    segments: &[Segment],
+    base: u32,
+    dirs: &object::read::pe::DataDirectories<'_>,
+    index: usize,
+    what: &str,
+) -> Result<(), GuestError> {
+    let Some(dir) = dirs.get(index) else { return Ok(()) };
+    let (rva, size) = (dir.virtual_address.get(LE), dir.size.get(LE));
+    if rva == 0 {
+        return Ok(());
+    }
+    let start = u64::from(base) + u64::from(rva);
+    let inside = segments.iter().any(|s| {
+        s.name != "headers" && start >= s.addr.0 && start + u64::from(size.max(1)) <= s.addr.0 + s.bytes.len() as u64
+    });
+    if inside {
+        Ok(())
+    } else {
+        Err(bad(format!(
+            "the {what} (RVA {rva:#x}, {size:#x} bytes) lies outside the data the file holds for its sections"
+        )))
+    }
+}
+
+/// Whether `addr` lies in the segment's memory range.
+fn in_segment(s: &Segment, addr: u64) -> bool {
+    addr >= s.addr.0 && addr - s.addr.0 < s.mem_size
+}
+
+/// Reads a 32-bit word of initialised image data at a guest address.
+fn word_at(segments: &[Segment], addr: u64) -> Option<u32> {
+    let seg = segments.iter().find(|s| in_segment(s, addr))?;
+    let off = usize::try_from(addr - seg.addr.0).ok()?;
+    let bytes = seg.bytes.get(off..off.checked_add(4)?)?;
+    Some(u32::from_le_bytes(bytes.try_into().ok()?))
+}
+
+/// The TLS callbacks the Windows loader calls before the entry point (data directory 9), so
+/// discovery can lift them even though only data names them.
+fn tls_callbacks(
+    segments: &[Segment],
+    base: u32,
+    dirs: &object::read::pe::DataDirectories<'_>,
+) -> Result<Vec<GuestAddr>, GuestError> {
+    let Some(dir) = dirs.get(pe::IMAGE_DIRECTORY_ENTRY_TLS) else {
+        return Ok(Vec::new());
+    };
+    if dir.virtual_address.get(LE) == 0 {
+        return Ok(Vec::new());
+    }
+    check_directory(segments, base, dirs, pe::IMAGE_DIRECTORY_ENTRY_TLS, "TLS directory")?;
+    let tls = u64::from(base) + u64::from(dir.virtual_address.get(LE));
+    // IMAGE_TLS_DIRECTORY32.AddressOfCallBacks is its fourth word: a VA of a zero-terminated array.
+    let table = word_at(segments, tls + 12).ok_or_else(|| bad("the TLS directory is truncated"))?;
+    let mut out = Vec::new();
+    if table == 0 {
+        return Ok(out);
+    }
+    for i in 0..256u64 {
+        let callback = word_at(segments, u64::from(table) + 4 * i).ok_or_else(|| {
+            bad(format!(
+                "the TLS callback table at {table:#x} lies outside the image's data"
+            ))
+        })?;
+        if callback == 0 {
+            return Ok(out);
+        }
+        out.push(GuestAddr(u64::from(callback)));
+    }
+    Err(bad(format!("the TLS callback table at {table:#x} has no end")))
 }
 
 fn headers_segment(file: &[u8], base: u32, size_of_headers: u32) -> Result<Segment, GuestError> {

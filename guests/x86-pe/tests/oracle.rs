@@ -703,6 +703,14 @@ fn templates() -> Vec<Template> {
         a.leave()?;
         Ok(0)
     });
+    t!(v, "pushad; popad", |a, g| {
+        a.pushad()?;
+        a.mov(g.r32(), dword_ptr(esp + 4 * g.idx() as i32))?;
+        a.popad()?;
+        a.pushad()?;
+        a.add(esp, 32)?;
+        Ok(0)
+    });
     t!(v, "nop forms", |a, g| {
         a.nop()?;
         a.db(&[0x0f, 0x1f, 0x44, 0x00, 0x00])?; // nop dword [eax+eax]

@@ -135,6 +135,87 @@ fn corrupted_images_name_the_problem() {
     assert!(bad_image_message(&huge).contains("4 GiB"));
 }
 
+/// The file offset of field `offset` of section header `index`.
+fn section_header(pe: &[u8], index: usize, offset: usize) -> usize {
+    let nt = pe_header_offset(pe);
+    let opt_size = u16::from_le_bytes(pe[nt + 20..nt + 22].try_into().expect("size")) as usize;
+    nt + 24 + opt_size + 40 * index + offset
+}
+
+fn put_u32(bytes: &mut [u8], at: usize, v: u32) {
+    bytes[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+fn get_u32(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("four bytes"))
+}
+
+#[test]
+fn overlapping_sections_are_refused() {
+    let pe = sample_pe();
+    // Move the second section (.rdata) onto the first (.text): same VirtualAddress.
+    let mut overlap = pe.to_vec();
+    let text_rva = get_u32(pe, section_header(pe, 0, 12));
+    put_u32(&mut overlap, section_header(pe, 1, 12), text_rva + 0x10);
+    let msg = bad_image_message(&overlap);
+    assert!(
+        msg.contains("overlap") && msg.contains(".text") && msg.contains(".rdata"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn an_import_table_outside_the_file_is_refused() {
+    let pe = sample_pe();
+    let nt = pe_header_offset(pe);
+    // Data directory 1 (imports) of the PE32 optional header: at nt + 24 + 0x68.
+    let dir = nt + 24 + 0x68;
+    let mut outside = pe.to_vec();
+    put_u32(&mut outside, dir, 0x0080_0000);
+    let msg = bad_image_message(&outside);
+    assert!(msg.contains("import table") && msg.contains("0x800000"), "{msg}");
+
+    // Inside a section's address range, but past the bytes the file holds for it (.bss).
+    let mut in_bss = pe.to_vec();
+    let bss_rva = get_u32(pe, section_header(pe, 2, 12));
+    put_u32(&mut in_bss, dir, bss_rva);
+    let msg = bad_image_message(&in_bss);
+    assert!(msg.contains("import table"), "{msg}");
+
+    // The import descriptors are fine, but a name they point at lies outside the file.
+    let import_rva = get_u32(pe, dir);
+    let idata = (0..7)
+        .find(|&i| {
+            let va = get_u32(pe, section_header(pe, i, 12));
+            let size = get_u32(pe, section_header(pe, i, 8));
+            (va..va + size).contains(&import_rva)
+        })
+        .expect("a section holds the imports");
+    let file_at =
+        (import_rva - get_u32(pe, section_header(pe, idata, 12)) + get_u32(pe, section_header(pe, idata, 20))) as usize;
+    let mut bad_name = pe.to_vec();
+    put_u32(&mut bad_name, file_at + 12, 0x0090_0000);
+    let msg = bad_image_message(&bad_name);
+    assert!(msg.contains("import module name"), "{msg}");
+}
+
+#[test]
+fn an_entry_point_outside_every_section_is_refused() {
+    let pe = sample_pe();
+    let nt = pe_header_offset(pe);
+    let mut outside = pe.to_vec();
+    // AddressOfEntryPoint, 16 bytes into the optional header.
+    put_u32(&mut outside, nt + 24 + 16, 0x0070_0000);
+    let msg = bad_image_message(&outside);
+    assert!(msg.contains("entry point") && msg.contains("0xb00000"), "{msg}");
+
+    // Pointing into the headers is outside every section too.
+    let mut headers = pe.to_vec();
+    put_u32(&mut headers, nt + 24 + 16, 0x10);
+    let msg = bad_image_message(&headers);
+    assert!(msg.contains("entry point"), "{msg}");
+}
+
 #[test]
 fn randomly_corrupted_images_never_panic() {
     // Flip bytes all over the file (headers, tables and code alike) with a fixed-seed xorshift;
@@ -234,13 +315,13 @@ fn externs_and_runtime_sources() {
         externs
     );
     let mut missing = image.clone();
-    missing.imports[1].name = "Sleep".to_string();
+    missing.imports[0].name = "Beep".to_string();
+    missing.imports[2].name = "FlashWindow".to_string();
     assert_eq!(
         X86Pe.externs(&missing, "win32-console"),
-        Err(GuestError::MissingImport {
+        Err(GuestError::MissingImports {
             platform: "win32-console".to_string(),
-            module: "KERNEL32.dll".to_string(),
-            name: "Sleep".to_string()
+            imports: vec!["KERNEL32.dll!Beep".to_string(), "KERNEL32.dll!FlashWindow".to_string()],
         })
     );
     assert!(matches!(
@@ -252,7 +333,11 @@ fn externs_and_runtime_sources() {
         .runtime_sources("win32-console", &Default::default())
         .expect("sources");
     let paths: Vec<&str> = sources.iter().map(|s| s.path.as_str()).collect();
-    assert_eq!(paths, ["guest/x86_runtime.c", "guest/win32_console.c"]);
+    assert_eq!(
+        paths[..3],
+        ["guest/x86_runtime.c", "guest/win32_console.h", "guest/win32_console.c"]
+    );
+    assert!(paths.iter().all(|p| p.starts_with("guest/")), "{paths:?}");
     assert!(X86Pe.info().hash.len() == 64 && X86Pe.info().name == "x86-pe");
 }
 

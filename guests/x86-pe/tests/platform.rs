@@ -1,14 +1,15 @@
-//! The guest's C part and the win32-console platform, compiled with clang-19 against the real
-//! runtime (framework/runtime/c) and a `cpu.h` written from this guest's state table, then run:
+//! The guest's C part and the win32-console platform, compiled with clang-19 for every host against
+//! the real runtime (framework/runtime/c, and the LoongArch64 shim) and a `cpu.h` written from this
+//! guest's state table, then run natively or under qemu:
 //! a hand-written stand-in for lifted code calls each extern the way lifted code does (arguments
 //! and a return address pushed on the guest stack) and checks what comes back.
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use rpt_api::GuestPlugin;
+use rpt_api::{CEnvironment, GuestPlugin, HostPlugin, Runner, SourceFile};
 use rpt_guest_x86_pe::X86Pe;
 use rpt_guest_x86_pe::state::SLOTS;
 
@@ -134,64 +135,108 @@ void f_00401000(struct cpu *restrict c)
 }
 "#;
 
-#[test]
-fn the_c_parts_compile_cleanly_and_behave() {
-    let dir = common::scratch("platform");
-    let runtime_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../framework/runtime/c");
-    std::fs::create_dir_all(dir.join("runtime")).expect("mkdir runtime");
-    std::fs::create_dir_all(dir.join("guest")).expect("mkdir guest");
-    for f in ["rpt_runtime.h", "rpt_runtime.c"] {
-        std::fs::copy(runtime_dir.join(f), dir.join("runtime").join(f))
-            .unwrap_or_else(|e| panic!("the runtime's {f} (framework/runtime/c) is needed: {e}"));
-    }
-    std::fs::write(dir.join("cpu.h"), cpu_header()).expect("write cpu.h");
-    std::fs::write(dir.join("fake_guest.c"), FAKE_GUEST).expect("write fake guest");
-    let mut objects = Vec::new();
-    let sources = X86Pe
-        .runtime_sources("win32-console", &Default::default())
-        .expect("sources");
-    for src in &sources {
-        std::fs::write(dir.join(&src.path), &src.contents).expect("write guest source");
-    }
-    let strict = ["-Wall", "-Wextra", "-Werror", "-Wmissing-prototypes", "-std=c11"];
-    let compile = |file: &str, flags: &[&str], objects: &mut Vec<std::path::PathBuf>| {
-        let obj = dir.join(format!("{}.o", file.replace('/', "_")));
-        common::run_tool(
-            Command::new("clang-19")
-                .args(["-O2", "-fno-strict-aliasing", "-c", "-I"])
-                .arg(&dir)
-                .args(flags)
-                .arg(dir.join(file))
-                .arg("-o")
-                .arg(&obj),
-            "the platform test needs clang-19",
-        );
-        objects.push(obj);
+fn hosts() -> Vec<Box<dyn HostPlugin>> {
+    vec![
+        Box::new(rpt_host_x86_64::X86_64Host),
+        Box::new(rpt_host_aarch64::Aarch64Host),
+        Box::new(rpt_host_loongarch64::Loongarch64Host),
+    ]
+}
+
+/// Writes the runtime (with the C-library host part or the host's shim), `cpu.h`, the platform and
+/// the fake guest into `dir`, compiles each with the host's own flags (warnings are errors; the
+/// guest's files also get -Wmissing-prototypes and plain C11) and links them with the host's flags.
+fn build_for(host: &dyn HostPlugin, dir: &Path) -> PathBuf {
+    let mut files = match host.environment() {
+        CEnvironment::Libc => rpt_runtime::sources(),
+        CEnvironment::Freestanding { shim } => {
+            let mut files = rpt_runtime::freestanding_sources();
+            files.extend(shim);
+            files
+        }
     };
-    for src in &sources {
-        compile(&src.path, &strict, &mut objects);
+    let runtime_count = files.len();
+    files.extend(
+        X86Pe
+            .runtime_sources("win32-console", &Default::default())
+            .expect("sources"),
+    );
+    files.push(SourceFile {
+        path: "cpu.h".into(),
+        contents: cpu_header(),
+    });
+    files.push(SourceFile {
+        path: "fake_guest.c".into(),
+        contents: FAKE_GUEST.into(),
+    });
+    for f in &files {
+        let path = dir.join(&f.path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("create dir");
+        std::fs::write(&path, &f.contents).expect("write source");
     }
-    compile("fake_guest.c", &strict, &mut objects);
-    compile("runtime/rpt_runtime.c", &[], &mut objects);
+    let cc = host.compiler();
+    let strict = ["-Wmissing-prototypes", "-std=c11"];
+    let mut objects = Vec::new();
+    for (i, f) in files.iter().enumerate().filter(|(_, f)| f.path.ends_with(".c")) {
+        let object = dir.join(format!("o{i}.o"));
+        let mut cmd = Command::new(&cc.cc);
+        cmd.current_dir(dir)
+            .args(&cc.cflags)
+            .args(["-Wextra", "-Werror", "-I.", "-Iruntime"]);
+        if i >= runtime_count {
+            cmd.args(strict);
+        }
+        common::run_tool(
+            cmd.args(["-c", &f.path, "-o"]).arg(&object),
+            "the platform test needs clang-19 (scripts/install-deps.sh)",
+        );
+        objects.push(object);
+    }
     let exe = dir.join("fake.exe");
     common::run_tool(
-        Command::new("clang-19").args(&objects).arg("-o").arg(&exe).arg("-lm"),
-        "clang-19 links",
+        Command::new(&cc.cc)
+            .current_dir(dir)
+            .args(&objects)
+            .arg("-o")
+            .arg(&exe)
+            .args(&cc.ldflags),
+        "linking needs lld-19 (and, for aarch64, the arm64 cross glibc)",
     );
+    exe
+}
 
-    let out = Command::new(&exe)
-        .args(["alpha", "b c", "q\"x", "", "tail\\"])
-        .output()
-        .expect("run");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(42),
-        "stdout: {stdout}\nstderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines[0], r#"fake.exe alpha "b c" "q\"x" "" tail\"#);
-    // 64 KiB steps from 0x10000000: 100000 bytes take two granules.
-    assert_eq!(&lines[1..], ["10000000", "10020000", "10001000", "00000001"]);
+/// The platform's C reaches the host only through the runtime's services, so it builds with every
+/// host's flags (the freestanding LoongArch64 host included, with its shim in place of a C library)
+/// and behaves the same everywhere, natively or under qemu.
+#[test]
+fn the_c_parts_compile_cleanly_and_behave_on_every_host() {
+    for host in hosts() {
+        let name = host.info().name;
+        let dir = common::scratch(&format!("platform-{name}"));
+        let exe = build_for(host.as_ref(), &dir);
+        let mut cmd = match host.runner() {
+            Runner::Native => Command::new(&exe),
+            Runner::Emulator { program, args } => {
+                let mut cmd = Command::new(program);
+                cmd.args(args).arg(&exe);
+                cmd
+            }
+        };
+        let out = cmd
+            .args(["alpha", "b c", "q\"x", "", "tail\\"])
+            .output()
+            .expect("run (qemu-user runs the foreign hosts)");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(42),
+            "{name}: stdout: {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines[0], r#"fake.exe alpha "b c" "q\"x" "" tail\"#, "{name}");
+        // 64 KiB steps after msvcrt's first 1 MiB heap arena (argv and the environment) at 0x10000000:
+        // 100000 bytes take two granules.
+        assert_eq!(&lines[1..], ["10100000", "10120000", "10101000", "00000001"], "{name}");
+    }
 }

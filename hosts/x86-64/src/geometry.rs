@@ -1,9 +1,9 @@
-//! The level-1 instruction cache's geometry, from sysfs where Linux publishes it.
+//! The CPU models of x86-64 and their level-1 instruction caches; `native` reads this machine's from sysfs.
 
 use std::fs;
 use std::path::Path;
 
-use rpt_api::CacheGeometry;
+use rpt_api::{CacheGeometry, CpuModel};
 
 /// Used when sysfs says nothing: 32 KiB, 8-way, 64-byte lines (most x86-64 cores of the last decade).
 pub const FALLBACK_L1I: CacheGeometry = CacheGeometry {
@@ -12,9 +12,46 @@ pub const FALLBACK_L1I: CacheGeometry = CacheGeometry {
     line: 64,
 };
 
+/// Where Linux publishes the first CPU's caches.
+const SYSFS_CACHE_DIR: &str = "/sys/devices/system/cpu/cpu0/cache";
+
+/// The CPU models a recipe may name; `native`, the machine rpt runs on, is the default.
+///
+/// `native` adds no tuning flag: `-mtune=native` would make the objects depend on the machine
+/// that compiled them, and rpt's output must not. The named models tune for a core family; every
+/// x86-64 core since Sandy Bridge and Zen has a 32 KiB, 8-way L1I with 64-byte lines.
+pub fn cpu_models() -> Vec<CpuModel> {
+    let model = |name: &str, summary: &str, l1i: CacheGeometry, cflags: &[&str]| CpuModel {
+        name: name.to_string(),
+        summary: summary.to_string(),
+        l1i,
+        cflags: cflags.iter().map(|s| s.to_string()).collect(),
+    };
+    vec![
+        model(
+            "native",
+            "this machine (L1I from /sys/devices/system/cpu/cpu0/cache), generic tuning",
+            l1i_geometry(),
+            &[],
+        ),
+        model(
+            "skylake",
+            "Intel Skylake and its successors",
+            FALLBACK_L1I,
+            &["-mtune=skylake"],
+        ),
+        model(
+            "znver3",
+            "AMD Zen 3 (Ryzen 5000, EPYC 7003)",
+            FALLBACK_L1I,
+            &["-mtune=znver3"],
+        ),
+    ]
+}
+
 /// The L1I geometry of this machine's first CPU, or [`FALLBACK_L1I`].
 pub fn l1i_geometry() -> CacheGeometry {
-    l1i_from_sysfs(Path::new("/sys/devices/system/cpu/cpu0/cache")).unwrap_or(FALLBACK_L1I)
+    l1i_from_sysfs(Path::new(SYSFS_CACHE_DIR)).unwrap_or(FALLBACK_L1I)
 }
 
 /// Reads the `index*` directory with `type` Instruction and `level` 1 under `cache_dir`.
@@ -37,7 +74,9 @@ pub fn l1i_from_sysfs(cache_dir: &Path) -> Option<CacheGeometry> {
             let size = parse_size(&read("size")?)?;
             let ways = read("ways_of_associativity")?.parse().ok()?;
             let line = read("coherency_line_size")?.parse().ok()?;
-            (size > 0 && ways > 0 && line > 0).then_some(CacheGeometry { size, ways, line })
+            let geometry = CacheGeometry { size, ways, line };
+            // A hypervisor may publish odd numbers; only a geometry cachegrind accepts is used.
+            geometry.check().is_ok().then_some(geometry)
         })
 }
 

@@ -1,17 +1,18 @@
-//! The x86-64 host: clang target, register counts, L1I geometry and runner.
+//! The x86-64 host: clang target, register counts, CPU models with their L1I geometry, and runner.
 //!
-//! Generated code runs natively here, under glibc, so this host needs no freestanding
-//! shim; the `toolchain`, `geometry` and `runner` modules are the parts every host has.
+//! Generated code runs natively here, under glibc, so this host's `shim` is the runtime's
+//! C-library host part; `toolchain`, `geometry`, `runner` and `shim` are the parts every host has.
 
 #![deny(missing_docs)]
 
 mod geometry;
 mod runner;
+mod shim;
 mod toolchain;
 
-use rpt_api::{CompilerSettings, HostDesc, HostPlugin, PluginInfo, Runner};
+use rpt_api::{CEnvironment, CompilerSettings, CpuModel, HostDesc, HostPlugin, PluginInfo, Requirement, Runner};
 
-pub use geometry::{FALLBACK_L1I, l1i_from_sysfs, l1i_geometry};
+pub use geometry::{FALLBACK_L1I, cpu_models, l1i_from_sysfs, l1i_geometry};
 pub use toolchain::{CC, CFLAGS, LDFLAGS, TRIPLE};
 
 /// The x86-64 Linux host.
@@ -30,17 +31,30 @@ impl HostPlugin for X86_64Host {
     fn desc(&self) -> HostDesc {
         HostDesc {
             triple: TRIPLE.to_string(),
+            cpu: "native".to_string(),
             pointer_bits: 64,
-            // rax..r15 and xmm0..xmm15 (without AVX-512, which rpt does not assume).
-            gprs: 16,
+            // rax..r15 without rsp and rbp; xmm0..xmm15 (AVX-512's extra registers are not assumed).
+            gprs: 14,
             fprs: 16,
             big_endian: false,
             l1i: l1i_geometry(),
         }
     }
 
+    fn cpu_models(&self) -> Vec<CpuModel> {
+        geometry::cpu_models()
+    }
+
     fn compiler(&self) -> CompilerSettings {
         toolchain::settings()
+    }
+
+    fn environment(&self) -> CEnvironment {
+        shim::environment()
+    }
+
+    fn requirements(&self) -> Vec<Requirement> {
+        toolchain::requirements()
     }
 
     fn runner(&self) -> Runner {

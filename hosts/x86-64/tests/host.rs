@@ -4,7 +4,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use rpt_api::{CacheGeometry, HostPlugin, Runner};
+use rpt_api::{CEnvironment, CacheGeometry, HostPlugin, Runner};
 use rpt_host_x86_64::{FALLBACK_L1I, X86_64Host, l1i_from_sysfs};
 
 #[test]
@@ -14,15 +14,28 @@ fn describes_x86_64_linux() {
     assert_eq!(info.name, "x86-64");
     assert_eq!(info.hash.len(), 64);
     let desc = host.desc();
-    assert_eq!(desc.triple, "x86_64-linux-gnu");
+    assert_eq!(
+        (desc.triple.as_str(), desc.cpu.as_str()),
+        ("x86_64-linux-gnu", "native")
+    );
     assert_eq!(
         (desc.pointer_bits, desc.gprs, desc.fprs, desc.big_endian),
-        (64, 16, 16, false)
+        (64, 14, 16, false)
     );
     assert_eq!(host.runner(), Runner::Native);
+    assert_eq!(host.environment(), CEnvironment::Libc);
+    let models = host.cpu_models();
+    let names: Vec<&str> = models.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["native", "skylake", "znver3"]);
+    assert_eq!(models[0].l1i, desc.l1i);
+    // `native` must not tune for the compiling machine: objects would then depend on it.
+    assert!(models[0].cflags.is_empty());
+    for m in &models {
+        assert_eq!(m.l1i.check(), Ok(()), "{}", m.name);
+    }
     let cc = host.compiler();
     assert_eq!(cc.cc, "clang-19");
-    for flag in ["-O2", "-fno-strict-aliasing", "--target=x86_64-linux-gnu"] {
+    for flag in ["-O2", "-fno-strict-aliasing", "--target=x86_64-linux-gnu", "-Wall"] {
         assert!(cc.cflags.iter().any(|f| f == flag), "missing {flag} in {:?}", cc.cflags);
     }
     assert!(cc.ldflags.iter().any(|f| f == "-fuse-ld=lld"), "{:?}", cc.ldflags);
@@ -37,17 +50,22 @@ fn clang_accepts_the_flags_and_links_with_lld() {
     )
     .expect("write");
     let cc = X86_64Host.compiler();
-    let out = Command::new(&cc.cc)
-        .current_dir(dir.path())
-        .args(&cc.cflags)
-        .args(["-c", "m.c", "-o", "m.o"])
-        .output()
-        .expect("clang");
-    assert!(
-        out.status.success() && out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    for model in X86_64Host.cpu_models() {
+        let out = Command::new(&cc.cc)
+            .current_dir(dir.path())
+            .args(&cc.cflags)
+            .args(&model.cflags)
+            .arg("-Werror")
+            .args(["-c", "m.c", "-o", "m.o"])
+            .output()
+            .expect("clang");
+        assert!(
+            out.status.success() && out.stderr.is_empty(),
+            "{}: {}",
+            model.name,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     let out = Command::new(&cc.cc)
         .current_dir(dir.path())
         .args(["m.o", "-o", "m"])

@@ -1,6 +1,8 @@
 /* mem1_mirror.S - stores 42 through MEM1's cached address 0x80100000, loads it back through the
  * uncached mirror 0xc0100000 and exits with it (Linux exit through sc). On a GameCube both
- * addresses are the same memory; rpt maps them so. (qemu-ppc has no such mirror: rpt only.) */
+ * addresses are the same memory; rpt folds the uncached address onto the cached one. The addresses
+ * are constants, so a C compiler that saw two different addresses could move the load above the
+ * store. (qemu-ppc has no such mirror: rpt only.) */
 	.file "mem1_mirror.S"
 	.text
 	.globl _start

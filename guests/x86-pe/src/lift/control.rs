@@ -4,6 +4,8 @@
 //! continuation is the next guest block; `ret` pops it again (esp += 4 + imm) without checking it.
 //! A jump to another function's entry is a tail call. `call [slot]`/`jmp [slot]` through an import's
 //! IAT slot become direct calls to the import's thunk, so the extern is called without dispatch.
+//! A call of `setjmp` (an import that returns twice) stores its return address in `eip` and becomes
+//! a tail call; the code after it is a function of its own (see `discover`).
 
 use std::collections::BTreeMap;
 
@@ -14,7 +16,7 @@ use rpt_ir::{BinaryOp, Block, BlockCall, CallTarget, ExitReason, GuestAddr, IntC
 use super::operand::addressing_ok;
 use super::{Kind, Lifter};
 use crate::discover::{FunctionCfg, Walker};
-use crate::state::{ECX, ESP};
+use crate::state::{ECX, EIP, ESP};
 
 /// Picks the control-flow kind of a branch, jump, call, return or stop; `None` for everything else.
 pub(crate) fn select(insn: &Instruction) -> Option<Kind> {
@@ -148,6 +150,7 @@ pub(crate) fn push_return_address(lx: &mut Lifter<'_>, insn: &Instruction) {
 /// The import thunk an indirect jump or call through `[disp32]` reaches, if the slot is an IAT slot.
 fn iat_target(walker: &Walker<'_>, insn: &Instruction) -> Option<GuestAddr> {
     if insn.op_kind(0) != OpKind::Memory
+        || insn.memory_segment() == Register::FS
         || insn.memory_base() != Register::None
         || insn.memory_index() != Register::None
     {
@@ -200,6 +203,14 @@ pub(crate) fn lift_terminator(lx: &mut Lifter<'_>, cx: &mut BlockCx<'_>, insn: &
                 CallTarget::Indirect(lx.read_op(insn, 0))
             };
             push_return_address(lx, insn);
+            if cx.cfg.returns_twice_calls.contains(&pc) {
+                // `setjmp`: the code after the call is its own function, which the platform's
+                // setjmp dispatches under a resume point; eip tells it the call was recognised.
+                let ret = lx.c32(insn.next_ip32());
+                lx.b.set(EIP, ret);
+                lx.b.terminate(Terminator::TailCall { target });
+                return;
+            }
             let cont = if cx.cfg.noreturn_calls.contains(&pc) {
                 BlockCx::exit_block(lx, next)
             } else {

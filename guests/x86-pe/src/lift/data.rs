@@ -1,4 +1,4 @@
-//! Data movement and flag moves: mov, movzx, movsx, lea, xchg, bswap, push, pop, leave, the sign
+//! Data movement and flag moves: mov, movzx, movsx, lea, xchg, bswap, push, pop, pushad, popad, leave, the sign
 //! extensions (cbw, cwde, cwd, cdq), setcc, cmovcc, nops, cld/std/clc/stc/cmc, lahf/sahf.
 
 use iced_x86::{Instruction, Mnemonic, OpKind};
@@ -6,7 +6,7 @@ use rpt_ir::{BinaryOp, ConvOp, Type, UnaryOp};
 
 use super::operand::{dest_width, op_width};
 use super::{Handler, Lifter};
-use crate::state::{AF, CF, DF, EAX, EBP, EDX, ESP, PF, SF, ZF};
+use crate::state::{AF, CF, DF, EAX, EBP, EDX, ESP, GPRS, PF, SF, ZF};
 
 /// Picks the handler for a data-movement instruction.
 pub(crate) fn select(insn: &Instruction) -> Option<Handler> {
@@ -22,6 +22,8 @@ pub(crate) fn select(insn: &Instruction) -> Option<Handler> {
         Mnemonic::Push if n == 1 && insn.stack_pointer_increment() == -4 => push_rm_imm,
         Mnemonic::Pop if n == 1 && insn.stack_pointer_increment() == 4 => pop_rm,
         Mnemonic::Leave if insn.code() == iced_x86::Code::Leaved => leave,
+        Mnemonic::Pushad if insn.code() == iced_x86::Code::Pushad => pushad,
+        Mnemonic::Popad if insn.code() == iced_x86::Code::Popad => popad,
         Mnemonic::Cdq => cdq,
         Mnemonic::Cwd => cwd,
         Mnemonic::Cwde => cwde,
@@ -146,6 +148,25 @@ fn push_rm_imm(lx: &mut Lifter<'_>, insn: &Instruction) {
 fn pop_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
     let v = lx.pop32();
     lx.write_op(insn, 0, v);
+}
+
+/// `pushad`: eax, ecx, edx, ebx, the original esp, ebp, esi, edi, in that order.
+fn pushad(lx: &mut Lifter<'_>, _insn: &Instruction) {
+    let original_esp = lx.b.get(ESP);
+    for slot in GPRS {
+        let v = if slot == ESP { original_esp } else { lx.b.get(slot) };
+        lx.push32(v);
+    }
+}
+
+/// `popad`: the reverse of `pushad`; the saved esp is skipped, not loaded.
+fn popad(lx: &mut Lifter<'_>, _insn: &Instruction) {
+    for slot in GPRS.iter().rev() {
+        let v = lx.pop32();
+        if *slot != ESP {
+            lx.b.set(*slot, v);
+        }
+    }
 }
 
 /// `leave`: `mov esp, ebp; pop ebp`.

@@ -25,9 +25,13 @@ mod alu;
 mod control;
 mod data;
 mod flags;
+mod fpu_control;
 pub(crate) mod jump_table;
 mod muldiv;
 mod operand;
+
+#[cfg(test)]
+pub(crate) use operand::TEB_ADDR;
 mod shift;
 mod string;
 
@@ -81,7 +85,8 @@ pub(crate) fn classify(insn: &Instruction) -> Option<Kind> {
     let handler = data::select(insn)
         .or_else(|| alu::select(insn))
         .or_else(|| shift::select(insn))
-        .or_else(|| muldiv::select(insn))?;
+        .or_else(|| muldiv::select(insn))
+        .or_else(|| fpu_control::select(insn))?;
     Some(Kind::Plain(handler))
 }
 

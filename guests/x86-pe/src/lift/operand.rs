@@ -59,15 +59,18 @@ fn mem_type(size: MemorySize) -> Option<Type> {
     }
 }
 
-/// Whether the memory operand uses flat 32-bit addressing the lifter can model.
+/// Where FS points: the one thread's TEB, which the platform fills in at start-up
+/// (docs/c-abi.md, "x86 guest conventions"; `RPT_X86_TEB_ADDR` in the guest's C part).
+pub(crate) const TEB_ADDR: u32 = 0x7fff_0000;
+
+/// Whether the memory operand uses 32-bit addressing the lifter can model: flat, or FS-relative
+/// (the TEB at [`TEB_ADDR`], as Win32 sets it up for its one thread).
 ///
-/// FS and GS point at per-thread blocks (the TEB) that rpt does not model, and 16-bit
-/// addressing (`67` prefix) does not occur in 32-bit compiler output.
+/// GS is unused by Win32 on x86, and 16-bit addressing (`67` prefix) does not occur in 32-bit
+/// compiler output.
 pub(crate) fn addressing_ok(insn: &Instruction) -> bool {
     let reg_ok = |r: Register| r == Register::None || r.is_gpr32();
-    reg_ok(insn.memory_base())
-        && reg_ok(insn.memory_index())
-        && !matches!(insn.memory_segment(), Register::FS | Register::GS)
+    reg_ok(insn.memory_base()) && reg_ok(insn.memory_index()) && insn.memory_segment() != Register::GS
 }
 
 /// Whether the memory operand is flat and, unless the instruction never accesses it (`lea`,
@@ -189,9 +192,13 @@ impl Lifter<'_> {
         self.b.set(slot, merged);
     }
 
-    /// The effective address of the instruction's memory operand: base + index*scale + displacement.
+    /// The effective address of the instruction's memory operand: base + index*scale + displacement,
+    /// plus the TEB's address for an FS override.
     pub(crate) fn ea(&mut self, insn: &Instruction) -> Value {
-        let disp = insn.memory_displacement32();
+        let mut disp = insn.memory_displacement32();
+        if insn.memory_segment() == Register::FS {
+            disp = disp.wrapping_add(TEB_ADDR);
+        }
         let mut sum: Option<Value> = None;
         let base = insn.memory_base();
         if base != Register::None {

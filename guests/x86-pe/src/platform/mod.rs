@@ -9,28 +9,35 @@ use std::collections::BTreeMap;
 use rpt_api::{GuestError, GuestImage, SourceFile};
 use rpt_ir::GuestAddr;
 
-/// One imported function a platform implements.
+/// How a platform implements one import.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImportKind {
+    /// A function: calls reach this C symbol (an extern, docs/c-abi.md).
+    Function(&'static str),
+    /// A variable: the platform's start-up points the import's IAT slot at guest data it owns.
+    Data,
+}
+
+/// One import a platform implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ImportImpl {
     /// The DLL (compared case-insensitively, with or without `.dll`).
     pub module: &'static str,
     /// The imported name (compared exactly, as the Windows loader does).
     pub name: &'static str,
-    /// The C function implementing it.
-    pub symbol: &'static str,
+    /// Function or data.
+    pub kind: ImportKind,
 }
 
-/// A platform: its name, its imports and its C file.
+/// A platform: its name, its imports and its C files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Platform {
     /// The name recipes use (`win32-console`).
     pub name: &'static str,
     /// The imports it implements.
     pub imports: &'static [ImportImpl],
-    /// The C file's path under the generation's `src/`.
-    pub c_path: &'static str,
-    /// The C file's text.
-    pub c_source: &'static str,
+    /// Its C files (headers too): path under the generation's `src/`, and text.
+    pub c_files: &'static [(&'static str, &'static str)],
 }
 
 /// Every platform of the x86 PE guest.
@@ -63,44 +70,53 @@ fn same_module(a: &str, b: &str) -> bool {
     stem(a).eq_ignore_ascii_case(stem(b))
 }
 
-/// Maps each import's thunk to the platform's C symbol; fails on the first import it lacks.
+/// Maps each imported function's thunk to the platform's C symbol.
+///
+/// Data imports (`_iob`, `__initenv`, ...) get no extern: the platform's start-up points their
+/// IAT slots at guest data. Fails with every import the platform lacks, in import-table order.
 pub fn externs(image: &GuestImage, platform: &str) -> Result<BTreeMap<GuestAddr, String>, GuestError> {
     let p = find(platform)?;
     let mut out = BTreeMap::new();
+    let mut missing = Vec::new();
     for import in &image.imports {
-        let Some(imp) = p
+        match p
             .imports
             .iter()
             .find(|i| i.name == import.name && same_module(i.module, &import.module))
-        else {
-            return Err(GuestError::MissingImport {
-                platform: platform.to_string(),
-                module: import.module.clone(),
-                name: import.name.clone(),
-            });
-        };
-        out.insert(import.thunk, imp.symbol.to_string());
+        {
+            Some(imp) => {
+                if let ImportKind::Function(symbol) = imp.kind {
+                    out.insert(import.thunk, symbol.to_string());
+                }
+            }
+            None => missing.push(format!("{}!{}", import.module, import.name)),
+        }
+    }
+    if !missing.is_empty() {
+        return Err(GuestError::MissingImports {
+            platform: platform.to_string(),
+            imports: missing,
+        });
     }
     Ok(out)
 }
 
-/// The guest's C part and the platform's C file.
+/// The guest's C part and the platform's C files.
 pub fn runtime_sources(platform: &str) -> Result<Vec<SourceFile>, GuestError> {
     let p = find(platform)?;
-    Ok(vec![
-        SourceFile {
-            path: GUEST_RUNTIME.0.to_string(),
-            contents: GUEST_RUNTIME.1.to_string(),
-        },
-        SourceFile {
-            path: p.c_path.to_string(),
-            contents: p.c_source.to_string(),
-        },
-    ])
+    Ok(std::iter::once(GUEST_RUNTIME)
+        .chain(p.c_files.iter().copied())
+        .map(|(path, contents)| SourceFile {
+            path: path.to_string(),
+            contents: contents.to_string(),
+        })
+        .collect())
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
 
     #[test]
@@ -111,13 +127,125 @@ mod tests {
         assert!(!same_module("dll", "x.dll"));
     }
 
-    #[test]
-    fn every_symbol_is_defined_in_its_c_file() {
-        for p in PLATFORMS {
-            for i in p.imports {
-                let definition = format!("void {}(struct cpu *restrict c)\n{{", i.symbol);
-                assert!(p.c_source.contains(&definition), "{} lacks {}", p.c_path, i.symbol);
+    /// Every extern definition `void rpt_win32_<module>_<name>(struct cpu *restrict c) {` in a C file.
+    fn c_definitions(p: &Platform) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for (_, text) in p.c_files {
+            let mut rest = *text;
+            while let Some(at) = rest.find("void rpt_win32_") {
+                let tail = &rest[at + "void ".len()..];
+                let end = tail.find('(').unwrap_or(0);
+                let after = tail[end..]
+                    .strip_prefix("(struct cpu *restrict c)")
+                    .map(str::trim_start);
+                if after.is_some_and(|a| a.starts_with('{')) {
+                    out.insert(tail[..end].to_string());
+                }
+                rest = &tail[end..];
             }
         }
+        out
+    }
+
+    #[test]
+    fn the_function_table_and_the_c_definitions_agree() {
+        for p in PLATFORMS {
+            let defined = c_definitions(p);
+            let listed: BTreeSet<String> = p
+                .imports
+                .iter()
+                .filter_map(|i| match i.kind {
+                    ImportKind::Function(symbol) => Some(symbol.to_string()),
+                    ImportKind::Data => None,
+                })
+                .collect();
+            let unlisted: Vec<_> = defined.difference(&listed).collect();
+            let undefined: Vec<_> = listed.difference(&defined).collect();
+            assert!(
+                undefined.is_empty(),
+                "{}: listed but not defined in C: {undefined:?}",
+                p.name
+            );
+            assert!(
+                unlisted.is_empty(),
+                "{}: defined in C but not listed: {unlisted:?}",
+                p.name
+            );
+        }
+    }
+
+    #[test]
+    fn the_data_imports_match_the_c_table() {
+        let text = win32_console::PLATFORM
+            .c_files
+            .iter()
+            .find(|(path, _)| *path == "guest/win32_console.c")
+            .map(|(_, text)| *text)
+            .unwrap_or_default();
+        let table = text
+            .split("BEGIN DATA IMPORTS")
+            .nth(1)
+            .and_then(|t| t.split("END DATA IMPORTS").next())
+            .unwrap_or_default();
+        let in_c: BTreeSet<&str> = table
+            .split("{ \"")
+            .skip(1)
+            .filter_map(|e| e.split('"').next())
+            .collect();
+        let in_rust: BTreeSet<&str> = win32_console::PLATFORM
+            .imports
+            .iter()
+            .filter(|i| i.kind == ImportKind::Data)
+            .map(|i| i.name)
+            .collect();
+        assert!(!in_c.is_empty());
+        assert_eq!(in_c, in_rust);
+    }
+
+    #[test]
+    fn import_names_are_unique() {
+        for p in PLATFORMS {
+            let mut seen = BTreeSet::new();
+            for i in p.imports {
+                assert!(
+                    seen.insert((i.module, i.name)),
+                    "{}!{} is listed twice",
+                    i.module,
+                    i.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_coverage_table_lists_every_import() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/win32-console.md");
+        let doc = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let table = doc.split("## Coverage").nth(1).unwrap_or_default();
+        let documented: BTreeSet<&str> = table
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `"))
+            .filter_map(|l| l.split('`').next())
+            .collect();
+        let implemented: BTreeSet<&str> = win32_console::PLATFORM.imports.iter().map(|i| i.name).collect();
+        let undocumented: Vec<_> = implemented.difference(&documented).collect();
+        let unimplemented: Vec<_> = documented.difference(&implemented).collect();
+        assert!(undocumented.is_empty(), "docs/win32-console.md lacks {undocumented:?}");
+        assert!(
+            unimplemented.is_empty(),
+            "docs/win32-console.md lists {unimplemented:?}, which are not implemented"
+        );
+    }
+
+    #[test]
+    fn the_teb_address_is_the_same_in_rust_and_c() {
+        let header = win32_console::PLATFORM
+            .c_files
+            .iter()
+            .find(|(path, _)| path.ends_with("win32_console.h"))
+            .map(|(_, text)| *text)
+            .unwrap_or_default();
+        let expected = format!("#define RPT_X86_TEB_ADDR {:#x}u", crate::lift::TEB_ADDR);
+        assert!(header.contains(&expected), "win32_console.h must say {expected}");
     }
 }

@@ -1,0 +1,69 @@
+//! The AArch64 host: Linux on 64-bit Arm (Raspberry Pi 4 and 5, Apple Silicon under Linux, handhelds).
+//!
+//! Code is cross-compiled with clang-19 and linked statically against Debian's arm64 cross glibc,
+//! so the binary runs on any AArch64 Linux and, on this x86-64 machine, under `qemu-aarch64` with
+//! no sysroot. glibc is there, so the runtime's C-library host part serves as the `shim`.
+
+#![deny(missing_docs)]
+
+mod geometry;
+mod runner;
+mod shim;
+mod toolchain;
+
+use rpt_api::{CEnvironment, CompilerSettings, CpuModel, HostDesc, HostPlugin, PluginInfo, Requirement, Runner};
+
+pub use geometry::{DEFAULT_CPU, cpu_models};
+pub use runner::QEMU;
+pub use toolchain::{CC, CFLAGS, LDFLAGS, TRIPLE};
+
+/// The AArch64 Linux host.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Aarch64Host;
+
+impl HostPlugin for Aarch64Host {
+    fn info(&self) -> PluginInfo {
+        PluginInfo {
+            name: "aarch64".to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            hash: env!("RPT_SOURCE_HASH").to_string(),
+        }
+    }
+
+    fn desc(&self) -> HostDesc {
+        let default = geometry::default_model();
+        HostDesc {
+            triple: TRIPLE.to_string(),
+            cpu: default.name,
+            pointer_bits: 64,
+            // x0..x30 without x29 (frame pointer) and x30 (link register); x18 is free on Linux.
+            // v0..v31 for floating point.
+            gprs: 29,
+            fprs: 32,
+            big_endian: false,
+            l1i: default.l1i,
+        }
+    }
+
+    fn cpu_models(&self) -> Vec<CpuModel> {
+        geometry::cpu_models()
+    }
+
+    fn compiler(&self) -> CompilerSettings {
+        toolchain::settings()
+    }
+
+    fn environment(&self) -> CEnvironment {
+        shim::environment()
+    }
+
+    fn requirements(&self) -> Vec<Requirement> {
+        let mut all = toolchain::requirements();
+        all.extend(runner::requirements());
+        all
+    }
+
+    fn runner(&self) -> Runner {
+        runner::runner()
+    }
+}

@@ -1,0 +1,499 @@
+//! The msvcrt samples (tests/guests/x86/msvcrt): each recompiled program must print exactly what
+//! the PE prints under Wine and what the same source prints when built natively for i386.
+//!
+//! Wine and the native build are oracles nobody here wrote. Where msvcrt and glibc legitimately
+//! differ the comparison with the native build says how (see [`NativeOutput`]); Wine is always
+//! compared byte for byte, exit status included.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::{Mutex, OnceLock};
+
+use rpt_tests::{rpt_binary, stderr_of, workspace_root};
+
+/// How the native build's output relates to the PE's.
+#[derive(Clone, Copy, Debug)]
+enum NativeOutput {
+    /// Byte for byte the same.
+    Same,
+    /// The PE keeps stdout in text mode, where msvcrt writes each "\n" as "\r\n".
+    CrLfLineEnds,
+    /// msvcrt prints at least three exponent digits ("1e+005"), glibc two ("1e+05").
+    ThreeDigitExponents,
+}
+
+/// One sample: how it is run and what its oracles are.
+struct Sample {
+    /// The name in tests/guests/x86/msvcrt (NAME.c, NAME.exe) and recipes/msvcrt-NAME.ron.
+    name: &'static str,
+    args: &'static [&'static str],
+    stdin: &'static [u8],
+    env: &'static [(&'static str, &'static str)],
+    native: NativeOutput,
+    exit_code: i32,
+}
+
+const INT_WORK: Sample = Sample {
+    name: "int_work",
+    args: &["one", "two"],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::CrLfLineEnds,
+    exit_code: 7,
+};
+
+const STDIO_STRINGS: Sample = Sample {
+    name: "stdio_strings",
+    args: &["alpha", "two words"],
+    stdin: b"10 apples and\n  20 pears\n\n-5 x y z\n",
+    env: &[("RPT_SAMPLE_NAME", "rpt")],
+    native: NativeOutput::Same,
+    exit_code: 0,
+};
+
+const PRINTF_FLOAT: Sample = Sample {
+    name: "printf_float",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::ThreeDigitExponents,
+    exit_code: 0,
+};
+
+const PRINTF_QUIRKS: Sample = Sample {
+    name: "printf_quirks",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::Same,
+    exit_code: 0,
+};
+
+const QSORT_MINGW: Sample = Sample {
+    name: "qsort_mingw",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::Same,
+    exit_code: 3,
+};
+
+fn samples_dir() -> PathBuf {
+    workspace_root().join("tests/guests/x86/msvcrt")
+}
+
+/// A directory that lives as long as the test process: the shared object cache and generations.
+fn scratch() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().expect("tempdir")).path()
+}
+
+/// Runs a program with the sample's arguments, environment and stdin, in `cwd`.
+fn run_with_input(mut cmd: Command, sample: &Sample, cwd: &Path) -> Output {
+    cmd.args(sample.args)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in sample.env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("starting {cmd:?}: {e}"));
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(sample.stdin).expect("write stdin");
+    }
+    child.wait_with_output().expect("wait for the program")
+}
+
+/// The recompiled program's run: `rpt run` with the sandbox in a fresh directory.
+fn run_rpt(sample: &Sample) -> (Output, PathBuf) {
+    let sandbox = tempfile::tempdir().expect("tempdir").keep();
+    let recipe = format!("recipes/msvcrt-{}.ron", sample.name.replace('_', "-"));
+    let mut cmd = Command::new(rpt_binary());
+    cmd.arg("run")
+        .arg(workspace_root().join(&recipe))
+        .arg("--gen-dir")
+        .arg(scratch().join("gen"))
+        .arg("--cache-dir")
+        .arg(scratch().join("cache"))
+        .arg("--")
+        .env("CI", "1")
+        .env("RPT_SANDBOX", &sandbox);
+    (run_with_input(cmd, sample, &sandbox), sandbox)
+}
+
+/// The PE under Wine. Every test of this process shares one prefix, made by the first run
+/// (about 8 s); runs are serialised so that two first runs never race to make it.
+fn run_wine(sample: &Sample) -> Output {
+    static PREFIX: Mutex<Option<PathBuf>> = Mutex::new(None);
+    let mut prefix = PREFIX.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = prefix.get_or_insert_with(|| scratch().join("wine-prefix")).clone();
+    let cwd = tempfile::tempdir().expect("tempdir");
+    let mut cmd = Command::new("wine");
+    cmd.arg(samples_dir().join(format!("{}.exe", sample.name)))
+        .env("WINEPREFIX", &dir)
+        .env("WINEDEBUG", "-all")
+        .env_remove("DISPLAY");
+    let out = run_with_input(cmd, sample, cwd.path());
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("command not found"),
+        "Wine is needed (scripts/install-deps.sh installs wine32:i386)"
+    );
+    out
+}
+
+/// The same source built natively for i386 by the sample's build script.
+fn run_native(sample: &Sample) -> Output {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let exe = dir.path().join(sample.name);
+    let built = Command::new(samples_dir().join("build.sh"))
+        .args(["oracle", sample.name])
+        .arg(&exe)
+        .output()
+        .expect("build.sh runs");
+    assert!(
+        built.status.success(),
+        "building the native oracle failed (gcc-12-multilib is needed):\n{}",
+        stderr_of(&built)
+    );
+    let cwd = tempfile::tempdir().expect("tempdir");
+    run_with_input(Command::new(&exe), sample, cwd.path())
+}
+
+/// glibc's two-digit exponents widened to msvcrt's three ("e+05" to "e+005"): an `e` or `E` after
+/// a digit or a point, then a sign and exactly two digits.
+fn widen_exponents(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + text.len() / 8);
+    let digit = |k: usize| text.get(k).is_some_and(u8::is_ascii_digit);
+    let mut i = 0;
+    while i < text.len() {
+        let b = text[i];
+        let after_number = i > 0 && (text[i - 1].is_ascii_digit() || text[i - 1] == b'.');
+        if (b == b'e' || b == b'E')
+            && after_number
+            && matches!(text.get(i + 1), Some(b'+' | b'-'))
+            && digit(i + 2)
+            && digit(i + 3)
+            && !digit(i + 4)
+        {
+            out.extend_from_slice(&[b, text[i + 1], b'0']);
+            i += 2;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn crlf(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + text.len() / 16);
+    for &b in text {
+        if b == b'\n' {
+            out.push(b'\r');
+        }
+        out.push(b);
+    }
+    out
+}
+
+/// What the native output becomes on the PE's side of the documented differences.
+fn as_msvcrt_prints(native: &[u8], how: NativeOutput) -> Vec<u8> {
+    match how {
+        NativeOutput::Same => native.to_vec(),
+        NativeOutput::CrLfLineEnds => crlf(native),
+        NativeOutput::ThreeDigitExponents => widen_exponents(native),
+    }
+}
+
+fn same_text(what: &str, got: &[u8], want: &[u8]) {
+    if got != want {
+        let got_text = String::from_utf8_lossy(got);
+        let want_text = String::from_utf8_lossy(want);
+        let line = got_text
+            .lines()
+            .zip(want_text.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(got_text.lines().count().min(want_text.lines().count()));
+        panic!(
+            "{what}: outputs differ from line {} on\n--- got\n{}\n--- want\n{}",
+            line + 1,
+            got_text.lines().skip(line).take(3).collect::<Vec<_>>().join("\n"),
+            want_text.lines().skip(line).take(3).collect::<Vec<_>>().join("\n")
+        );
+    }
+}
+
+/// The oracles agree with each other (up to the documented difference), then rpt agrees with both.
+fn check_sample(sample: &Sample) {
+    let wine = run_wine(sample);
+    let native = run_native(sample);
+    assert_eq!(
+        wine.status.code(),
+        Some(sample.exit_code),
+        "{} under Wine: {}",
+        sample.name,
+        stderr_of(&wine)
+    );
+    assert_eq!(native.status.code(), Some(sample.exit_code), "{} natively", sample.name);
+    assert!(!wine.stdout.is_empty(), "{} printed nothing under Wine", sample.name);
+    same_text(
+        &format!("{}: Wine against the native build ({:?})", sample.name, sample.native),
+        &wine.stdout,
+        &as_msvcrt_prints(&native.stdout, sample.native),
+    );
+
+    let (rpt, sandbox) = run_rpt(sample);
+    let rpt_stderr = stderr_of(&rpt);
+    same_text(
+        &format!("{}: rpt against Wine\nrpt said:\n{rpt_stderr}", sample.name),
+        &rpt.stdout,
+        &wine.stdout,
+    );
+    assert_eq!(
+        rpt.status.code(),
+        wine.status.code(),
+        "{}: exit status; rpt said:\n{rpt_stderr}",
+        sample.name
+    );
+    // The program cleans up after itself, in rpt's sandbox as anywhere else.
+    let left: Vec<_> = fs::read_dir(&sandbox)
+        .expect("sandbox")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "{}: files left in the sandbox: {left:?}", sample.name);
+    fs::remove_dir_all(&sandbox).ok();
+}
+
+#[test]
+fn integer_work_with_msvcrt_printf_in_text_mode() {
+    check_sample(&INT_WORK);
+}
+
+#[test]
+fn stdio_strings_files_stdin_and_longjmp() {
+    check_sample(&STDIO_STRINGS);
+}
+
+#[test]
+fn printf_of_doubles_formatted_exactly_as_msvcrt_does() {
+    check_sample(&PRINTF_FLOAT);
+}
+
+/// msvcrt's own ways (ties away from zero, "1.#INF", %p, the 0 flag on strings, _snprintf's -1)
+/// have no glibc counterpart, so this sample is compared with Wine alone.
+#[test]
+fn printf_quirks_that_only_msvcrt_has() {
+    let wine = run_wine(&PRINTF_QUIRKS);
+    assert_eq!(wine.status.code(), Some(0), "{}", stderr_of(&wine));
+    let (rpt, sandbox) = run_rpt(&PRINTF_QUIRKS);
+    same_text(
+        &format!("printf_quirks: rpt against Wine\nrpt said:\n{}", stderr_of(&rpt)),
+        &rpt.stdout,
+        &wine.stdout,
+    );
+    assert_eq!(rpt.status.code(), Some(0));
+    fs::remove_dir_all(&sandbox).ok();
+}
+
+/// mingw's own printf (guest code: `__mingw_pformat` and its `__pformat_*` helpers) moves and
+/// classifies the value through the x87 (`fld` m32/m64/m80, `fstp` m64/m80/st(0), `fxam`,
+/// `fnstsw ax`), which the x86 lifter gains with the x87 work. Until it can lift them,
+/// recompiling fails, and this test checks that x87 instructions are the only thing missing;
+/// once they lift, the full three-way comparison runs.
+#[test]
+fn qsort_callbacks_with_mingw_printf() {
+    let recipe = workspace_root().join("recipes/msvcrt-qsort-mingw.ron");
+    let probe = Command::new(rpt_binary())
+        .arg("recompile")
+        .arg(&recipe)
+        .arg("--gen-dir")
+        .arg(scratch().join("gen"))
+        .arg("--cache-dir")
+        .arg(scratch().join("cache"))
+        .env("CI", "1")
+        .output()
+        .expect("rpt runs");
+    if probe.status.success() {
+        check_sample(&QSORT_MINGW);
+        return;
+    }
+    let stderr = stderr_of(&probe);
+    let unliftable: Vec<&str> = stderr.lines().filter(|l| l.contains("cannot lift `")).collect();
+    assert!(
+        !unliftable.is_empty(),
+        "recompiling failed for another reason:\n{stderr}"
+    );
+    for line in &unliftable {
+        let insn = line.split("cannot lift `").nth(1).unwrap_or_default();
+        assert!(
+            insn.starts_with('f') || insn.starts_with("wait"),
+            "only x87 instructions may be missing, not:\n{line}"
+        );
+    }
+    // The oracles must still agree, so the sample is right even before rpt can run it.
+    let wine = run_wine(&QSORT_MINGW);
+    let native = run_native(&QSORT_MINGW);
+    assert_eq!(wine.status.code(), Some(QSORT_MINGW.exit_code), "{}", stderr_of(&wine));
+    same_text(
+        "qsort_mingw: Wine against the native build",
+        &wine.stdout,
+        &native.stdout,
+    );
+}
+
+#[test]
+fn widening_exponents_touches_only_exponents() {
+    assert_eq!(
+        widen_exponents(b"[1.5e+05][2e-07][1.e+06][E+12][3.25E-300][1e+123][ae+05]"),
+        b"[1.5e+005][2e-007][1.e+006][E+12][3.25E-300][1e+123][ae+05]".to_vec()
+    );
+    assert_eq!(crlf(b"a\nb\n"), b"a\r\nb\r\n".to_vec());
+}
+
+/// Builds a fixture from tests/guests/x86/msvcrt with the samples' build script and writes a
+/// recipe for it; returns the recipe's path.
+fn fixture_recipe(name: &str, dir: &Path) -> PathBuf {
+    let exe = dir.join(format!("{name}.exe"));
+    let built = Command::new(samples_dir().join("build.sh"))
+        .args(["pe", name])
+        .arg(&exe)
+        .output()
+        .expect("build.sh runs");
+    assert!(built.status.success(), "building {name} failed:\n{}", stderr_of(&built));
+    let recipe = dir.join(format!("{name}.ron"));
+    let text = format!(
+        "(guest: \"x86-pe\", image: \"{name}.exe\", image_sha256: \"{}\", platform: \"win32-console\")\n",
+        rpt_tests::sha256_file(&exe)
+    );
+    fs::write(&recipe, text).expect("write recipe");
+    recipe
+}
+
+fn rpt_run_in(recipe: &Path, sandbox: &Path, args: &[&str]) -> Output {
+    Command::new(rpt_binary())
+        .arg("run")
+        .arg(recipe)
+        .arg("--gen-dir")
+        .arg(scratch().join("gen"))
+        .arg("--cache-dir")
+        .arg(scratch().join("cache"))
+        .arg("--")
+        .args(args)
+        .current_dir(sandbox)
+        .env("CI", "1")
+        .env("RPT_SANDBOX", sandbox)
+        .output()
+        .expect("rpt runs")
+}
+
+/// No guest path reaches outside $RPT_SANDBOX: not with `..`, not with a drive or a host path,
+/// not through a symbolic link; and nothing is written, renamed or removed outside it.
+#[test]
+fn guest_paths_never_leave_the_sandbox() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recipe = fixture_recipe("sandbox_probe", dir.path());
+    let outside = dir.path().join("outside");
+    let sandbox = dir.path().join("box");
+    fs::create_dir_all(&outside).expect("mkdir");
+    fs::create_dir_all(sandbox.join("data")).expect("mkdir");
+    fs::write(outside.join("secret.txt"), "secret").expect("write");
+    fs::write(sandbox.join("data/in.txt"), "inside").expect("write");
+    std::os::unix::fs::symlink("../outside/secret.txt", sandbox.join("link.txt")).expect("symlink");
+    std::os::unix::fs::symlink("../outside", sandbox.join("linkdir")).expect("symlink");
+    let secret = outside.join("secret.txt");
+    let host_path = secret.to_str().expect("utf-8 path");
+
+    let out = rpt_run_in(&recipe, &sandbox, &[host_path]);
+    let stdout = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let expected = format!(
+        "read data/in.txt: ok [inside]\n\
+         read C:\\data\\in.txt: ok [inside]\n\
+         read /data/in.txt: ok [inside]\n\
+         read data\\..\\data\\.\\\\in.txt: ok [inside]\n\
+         read ../outside/secret.txt: refused\n\
+         read ..\\outside\\secret.txt: refused\n\
+         read C:\\..\\outside\\secret.txt: refused\n\
+         read data/../../outside/secret.txt: refused\n\
+         read \\\\server\\share\\secret.txt: refused\n\
+         read {host_path}: refused\n\
+         read link.txt: refused\n\
+         read linkdir/secret.txt: refused\n\
+         write ../escaped.txt: refused\n\
+         write linkdir/escaped.txt: refused\n\
+         write data/new.txt: ok\n\
+         rename out: refused\n\
+         remove out: refused\n\
+         remove link: ok\n"
+    );
+    assert_eq!(stdout, expected);
+    // Everything outside is as it was; removing the link removed the link, not its target.
+    assert_eq!(fs::read_to_string(&secret).expect("secret is still there"), "secret");
+    let outside_now: Vec<_> = fs::read_dir(&outside)
+        .expect("outside")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(outside_now, ["secret.txt"]);
+    for escaped in ["escaped.txt", "moved.txt"] {
+        assert!(
+            !dir.path().join(escaped).exists(),
+            "{escaped} was written outside the sandbox"
+        );
+    }
+    assert!(sandbox.join("data/new.txt").exists() && !sandbox.join("link.txt").exists());
+}
+
+/// A longjmp into a function that has already returned is stopped with a message naming the
+/// jmp_buf, instead of jumping into a dead host frame.
+#[test]
+fn a_longjmp_to_a_returned_setjmp_is_reported() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recipe = fixture_recipe("longjmp_dangling", dir.path());
+    let out = rpt_run_in(&recipe, dir.path(), &[]);
+    let stderr = stderr_of(&out);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "armed=0\r\n", "{stderr}");
+    assert_eq!(out.status.code(), Some(125), "{stderr}");
+    assert!(
+        stderr.contains("longjmp") && stderr.contains("already returned") && stderr.contains("jmp_buf is at 0x"),
+        "{stderr}"
+    );
+}
+
+/// A host without a C library has no math library, so msvcrt's math functions that need one are
+/// left out there: recompiling a program that imports them for LoongArch64 fails at the link with
+/// rpt's explanation and the missing imports' externs named, and with nothing else missing.
+#[test]
+fn math_imports_are_a_clear_link_error_on_a_host_without_libm() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recipe = fixture_recipe("libm_import", dir.path());
+    let out = Command::new(rpt_binary())
+        .arg("recompile")
+        .arg(&recipe)
+        .args(["--host", "loongarch64", "--gen-dir"])
+        .arg(scratch().join("gen"))
+        .arg("--cache-dir")
+        .arg(scratch().join("cache"))
+        .env("CI", "1")
+        .output()
+        .expect("rpt runs");
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "rpt: error: the loongarch64 host has no C library, and the program needs functions the \
+             win32-console platform leaves out there"
+        ),
+        "{stderr}"
+    );
+    let mut missing: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("ld.lld: error: undefined symbol: "))
+        .collect();
+    missing.sort_unstable();
+    assert_eq!(missing, ["rpt_win32_msvcrt_floor", "rpt_win32_msvcrt_sin"], "{stderr}");
+}
