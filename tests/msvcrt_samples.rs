@@ -301,48 +301,10 @@ fn printf_quirks_that_only_msvcrt_has() {
 
 /// mingw's own printf (guest code: `__mingw_pformat` and its `__pformat_*` helpers) moves and
 /// classifies the value through the x87 (`fld` m32/m64/m80, `fstp` m64/m80/st(0), `fxam`,
-/// `fnstsw ax`), which the x86 lifter gains with the x87 work. Until it can lift them,
-/// recompiling fails, and this test checks that x87 instructions are the only thing missing;
-/// once they lift, the full three-way comparison runs.
+/// `fnstsw ax`, `fldcw`, `fistp`, `fcomip`, ...): the full three-way comparison of the lifted x87.
 #[test]
 fn qsort_callbacks_with_mingw_printf() {
-    let recipe = workspace_root().join("recipes/msvcrt-qsort-mingw.ron");
-    let probe = Command::new(rpt_binary())
-        .arg("recompile")
-        .arg(&recipe)
-        .arg("--gen-dir")
-        .arg(scratch().join("gen"))
-        .arg("--cache-dir")
-        .arg(scratch().join("cache"))
-        .env("CI", "1")
-        .output()
-        .expect("rpt runs");
-    if probe.status.success() {
-        check_sample(&QSORT_MINGW);
-        return;
-    }
-    let stderr = stderr_of(&probe);
-    let unliftable: Vec<&str> = stderr.lines().filter(|l| l.contains("cannot lift `")).collect();
-    assert!(
-        !unliftable.is_empty(),
-        "recompiling failed for another reason:\n{stderr}"
-    );
-    for line in &unliftable {
-        let insn = line.split("cannot lift `").nth(1).unwrap_or_default();
-        assert!(
-            insn.starts_with('f') || insn.starts_with("wait"),
-            "only x87 instructions may be missing, not:\n{line}"
-        );
-    }
-    // The oracles must still agree, so the sample is right even before rpt can run it.
-    let wine = run_wine(&QSORT_MINGW);
-    let native = run_native(&QSORT_MINGW);
-    assert_eq!(wine.status.code(), Some(QSORT_MINGW.exit_code), "{}", stderr_of(&wine));
-    same_text(
-        "qsort_mingw: Wine against the native build",
-        &wine.stdout,
-        &native.stdout,
-    );
+    check_sample(&QSORT_MINGW);
 }
 
 #[test]

@@ -19,6 +19,7 @@ mod lift;
 pub mod loader_pe;
 pub mod platform;
 pub mod state;
+pub mod x87;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -60,9 +61,9 @@ impl GuestPlugin for X86Pe {
         state::state_desc()
     }
 
-    /// Lifted x86 integer code needs no runtime helpers: every instruction is plain IR.
+    /// The x87 helpers (integer code is plain IR).
     fn helpers(&self, _options: &GuestOptions) -> Vec<HelperDecl> {
-        Vec::new()
+        x87::helpers()
     }
 
     fn memory_model(&self) -> MemoryModel {

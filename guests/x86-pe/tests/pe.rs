@@ -334,8 +334,14 @@ fn externs_and_runtime_sources() {
         .expect("sources");
     let paths: Vec<&str> = sources.iter().map(|s| s.path.as_str()).collect();
     assert_eq!(
-        paths[..3],
-        ["guest/x86_runtime.c", "guest/win32_console.h", "guest/win32_console.c"]
+        paths[..5],
+        [
+            "guest/x86_runtime.c",
+            "guest/x87.c",
+            "guest/x87_soft.h",
+            "guest/win32_console.h",
+            "guest/win32_console.c"
+        ]
     );
     assert!(paths.iter().all(|p| p.starts_with("guest/")), "{paths:?}");
     assert!(X86Pe.info().hash.len() == 64 && X86Pe.info().name == "x86-pe");
