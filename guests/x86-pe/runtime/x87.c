@@ -553,8 +553,9 @@ void rpt_helper_x87_reg(struct cpu *restrict c, uint32_t op, uint32_t i)
 		int under = !x87_valid(c, i);
 		struct rpt_f80 v = under ? x87_indefinite : x87_get(c, i);
 		x87_push(c, v);
+		/* With an overflow too, the underflow's cleared C1 wins (as this CPU does). */
 		if (under)
-			c->fpu_sw = (uint16_t)(c->fpu_sw | SW_IE | SW_SF);
+			c->fpu_sw = (uint16_t)((c->fpu_sw | SW_IE | SW_SF) & ~SW_C1);
 		break;
 	}
 	case X87_FST:
@@ -594,8 +595,13 @@ void rpt_helper_x87_reg(struct cpu *restrict c, uint32_t op, uint32_t i)
 		unsigned k = op - X87_FCOM;
 		int pop = (k & 1u) != 0, unordered = (k & 2u) != 0, to_eflags = (k & 4u) != 0;
 		struct rpt_f80 b = x87_get(c, i);
+		uint16_t c1 = c->fpu_sw & SW_C1;
 		uint16_t codes = x87_compare(c, x87_valid(c, i) ? &b : 0, unordered);
 		if (to_eflags) {
+			/* fcomi clears C1 only on a stack underflow (this CPU does; the manual says it
+			 * always clears it). */
+			if (x87_valid(c, i) && x87_valid(c, 0))
+				c->fpu_sw = (uint16_t)((c->fpu_sw & ~SW_C1) | c1);
 			c->zf = (codes & SW_C3) != 0;
 			c->pf = (codes & SW_C2) != 0;
 			c->cf = (codes & SW_C0) != 0;
@@ -652,9 +658,9 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 			x87_underflow(c);
 			x87_put(c, 0, x87_indefinite);
 			x87_push(c, x87_indefinite);
-			c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
+			c->fpu_sw = (uint16_t)(c->fpu_sw & ~(SW_C1 | SW_C2));
 		} else if (x87_valid(c, 7)) {
-			c->fpu_sw = (uint16_t)(c->fpu_sw | SW_IE | SW_SF | SW_C1);
+			c->fpu_sw = (uint16_t)((c->fpu_sw | SW_IE | SW_SF | SW_C1) & ~SW_C2);
 			x87_put(c, 0, x87_indefinite);
 			x87_push(c, x87_indefinite);
 		} else {
@@ -687,10 +693,18 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 	case X87_FPREM1:
 		if (x87_valid(c, 0) && x87_valid(c, 1)) {
 			hw = unit_binary(c->fpu_cw, op, x87_get(c, 0), x87_get(c, 1), &r);
-			x87_merge(c, hw, op == X87_FSCALE ? SW_C1 : (SW_C0 | SW_C1 | SW_C2 | SW_C3));
+			/* A NaN remainder leaves C0 and C3 alone (as this CPU does). */
+			uint16_t codes = SW_C0 | SW_C1 | SW_C2 | SW_C3;
+			if (op == X87_FSCALE)
+				codes = SW_C1;
+			else if ((r.se & 0x7fffu) == 0x7fffu && (r.m << 1) != 0)
+				codes = SW_C1 | SW_C2;
+			x87_merge(c, hw, codes);
 			x87_put(c, 0, r);
 		} else {
 			x87_underflow(c);
+			if (op != X87_FSCALE)
+				c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C2);
 			x87_put(c, 0, x87_indefinite);
 		}
 		break;
@@ -722,11 +736,7 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 		c->fpu_cw = X87_CW_INIT;
 		c->fpu_sw = 0;
 		c->fpu_top = 0;
-		c->fpu_tags = 0;
-		for (unsigned p = 0; p < 8; p++) {
-			c->st_m[p] = 0;
-			c->st_e[p] = 0;
-		}
+		c->fpu_tags = 0; /* the registers' contents stay: only their tags say "empty" */
 		break;
 	case X87_FNCLEX:
 		c->fpu_sw = (uint16_t)(c->fpu_sw & ~(SW_EXCEPTIONS | SW_SF | SW_ES | SW_B));
@@ -746,13 +756,12 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 	x87_summary(c);
 }
 
+/* An empty operand is a stack underflow whatever the condition (as this CPU does). */
 void rpt_helper_x87_fcmov(struct cpu *restrict c, uint32_t i, uint32_t cond)
 {
-	if (!(cond & 1u))
-		return;
 	if (x87_valid(c, 0) && x87_valid(c, i)) {
-		c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
-		x87_put(c, 0, x87_get(c, i));
+		if (cond & 1u)
+			x87_put(c, 0, x87_get(c, i));
 	} else {
 		x87_underflow(c);
 		x87_put(c, 0, x87_indefinite);

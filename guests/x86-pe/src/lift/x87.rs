@@ -251,12 +251,8 @@ fn compare(lx: &mut Lifter<'_>, insn: &Instruction) {
     }
     let unordered = matches!(m, M::Fucom | M::Fucomp | M::Fucomi | M::Fucomip);
     let to_eflags = matches!(m, M::Fcomi | M::Fcomip | M::Fucomi | M::Fucomip);
-    // fcomi names st(0) first; fcom's one operand (or none: st(1)) is the other register.
-    let i = if to_eflags {
-        st_op(insn, 1).unwrap_or(1)
-    } else {
-        st_op(insn, 0).unwrap_or(1)
-    };
+    // The other register is the last operand (`fcomi st(0), st(i)`, `fcom st(i)`); none: st(1).
+    let i = insn.op_count().checked_sub(1).and_then(|k| st_op(insn, k)).unwrap_or(1);
     let which = op::FCOM + u32::from(pop) + 2 * u32::from(unordered) + 4 * u32::from(to_eflags);
     lx.call(helper::REG, &[which, i]);
 }
@@ -267,16 +263,29 @@ fn register(lx: &mut Lifter<'_>, insn: &Instruction) {
         Mnemonic::Ffree => op::FFREE,
         _ => op::FFREEP,
     };
-    // fxch names st(0) and st(i) in either order; the other register is the one that is not st(0).
-    let i = (0..insn.op_count())
-        .filter_map(|k| st_op(insn, k))
-        .find(|&r| r != 0)
+    // The register is the last operand (`fxch st(0), st(i)`); a bare fxch means st(1).
+    let i = insn
+        .op_count()
+        .checked_sub(1)
+        .and_then(|k| st_op(insn, k))
         .unwrap_or(if which == op::FXCH { 1 } else { 0 });
     lx.call(helper::REG, &[which, i]);
 }
 
 fn fcmov(lx: &mut Lifter<'_>, insn: &Instruction) {
-    let cond = lx.cond(insn.condition_code());
+    use iced_x86::ConditionCode as C;
+    // iced gives fcmov no condition code of its own; the mnemonic names the flags it tests.
+    let cc = match insn.mnemonic() {
+        Mnemonic::Fcmovb => C::b,
+        Mnemonic::Fcmove => C::e,
+        Mnemonic::Fcmovbe => C::be,
+        Mnemonic::Fcmovu => C::p,
+        Mnemonic::Fcmovnb => C::ae,
+        Mnemonic::Fcmovne => C::ne,
+        Mnemonic::Fcmovnbe => C::a,
+        _ => C::np,
+    };
+    let cond = lx.cond(cc);
     let cond = lx.b.resize(cond, Type::I32);
     let i = lx.c32(st_op(insn, 1).unwrap_or(1));
     lx.b.call_helper(helper::FCMOV, vec![i, cond], None);

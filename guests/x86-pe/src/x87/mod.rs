@@ -560,7 +560,8 @@ impl Fpu {
                 // push clears C1, or sets it on overflow, as an underflow with no overflow needs.
                 self.push(v);
                 if under {
-                    self.sw |= sw::IE | sw::SF;
+                    // With an overflow too, the underflow's cleared C1 wins (as this CPU does).
+                    self.sw = (self.sw | sw::IE | sw::SF) & !C1;
                 }
             }
             op::FST | op::FSTP => {
@@ -598,8 +599,14 @@ impl Fpu {
                 let k = which - op::FCOM;
                 let (pop, unordered, to_eflags) = (k & 1 != 0, k & 2 != 0, k & 4 != 0);
                 let b = self.valid(i).then(|| self.get(i));
+                let c1 = self.sw & C1;
                 let codes = self.compare(u, b, unordered);
                 if to_eflags {
+                    // fcomi clears C1 only on a stack underflow (this CPU does; the manual says
+                    // it always clears it).
+                    if b.is_some() && self.valid(0) {
+                        self.sw = (self.sw & !C1) | c1;
+                    }
                     *eflags = Some((codes & C3 != 0, codes & C2 != 0, codes & C0 != 0));
                 } else {
                     self.set_codes(codes);
@@ -641,9 +648,9 @@ impl Fpu {
                     self.underflow();
                     self.put(0, F80::INDEFINITE);
                     self.push(F80::INDEFINITE);
-                    self.sw &= !C1;
+                    self.sw &= !(C1 | C2);
                 } else if self.valid(7) {
-                    self.sw |= sw::IE | sw::SF | C1;
+                    self.sw = (self.sw | sw::IE | sw::SF | C1) & !C2;
                     self.put(0, F80::INDEFINITE);
                     self.push(F80::INDEFINITE);
                 } else {
@@ -672,11 +679,21 @@ impl Fpu {
             op::FSCALE | op::FPREM | op::FPREM1 => {
                 if self.valid(0) && self.valid(1) {
                     let (r, hw) = u.binary(self.cw, which, self.get(0), self.get(1));
-                    let codes = if which == op::FSCALE { C1 } else { C0 | C1 | C2 | C3 };
+                    // A NaN remainder leaves C0 and C3 alone (as this CPU does).
+                    let codes = if which == op::FSCALE {
+                        C1
+                    } else if is_nan(r) {
+                        C1 | C2
+                    } else {
+                        C0 | C1 | C2 | C3
+                    };
                     self.merge(hw, codes);
                     self.put(0, r);
                 } else {
                     self.underflow();
+                    if which != op::FSCALE {
+                        self.sw &= !C2;
+                    }
                     self.put(0, F80::INDEFINITE);
                 }
             }
@@ -703,7 +720,13 @@ impl Fpu {
                 self.top = (self.top + 7) & 7;
                 self.sw &= !C1;
             }
-            op::FNINIT => *self = Fpu::reset(),
+            // fninit leaves the registers' contents alone: only their tags say "empty".
+            op::FNINIT => {
+                *self = Fpu {
+                    regs: self.regs,
+                    ..Fpu::reset()
+                }
+            }
             op::FNCLEX => self.sw &= !(sw::EXCEPTIONS | sw::SF | sw::ES | sw::B),
             op::FCOMPP | op::FUCOMPP => {
                 let b = self.valid(1).then(|| self.get(1));
@@ -719,19 +742,22 @@ impl Fpu {
         }
     }
 
+    /// An empty operand is a stack underflow whatever the condition (as this CPU does).
     fn fcmov(&mut self, i: u32, cond: bool) {
-        if !cond {
-            return;
-        }
         if self.valid(0) && self.valid(i) {
-            self.sw &= !C1;
-            let v = self.get(i);
-            self.put(0, v);
+            if cond {
+                let v = self.get(i);
+                self.put(0, v);
+            }
         } else {
             self.underflow();
             self.put(0, F80::INDEFINITE);
         }
     }
+}
+
+fn is_nan(v: F80) -> bool {
+    v.se & 0x7fff == 0x7fff && v.m << 1 != 0
 }
 
 /// Runs an x87 helper for the IR interpreter: `Ok(None)` if `name` is not one of them.
