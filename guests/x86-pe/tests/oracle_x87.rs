@@ -5,6 +5,10 @@
 //! the code, `fnsave`) and lifted in the IR interpreter, and everything must agree: the eight GPRs,
 //! EFLAGS, the window, and the whole x87 state (control word, status word with TOP and the
 //! exception flags, the valid/empty tags, all eight physical registers, empty ones included).
+//! The lifted run happens twice: in the IR interpreter, and compiled to C by the emitter with
+//! clang-19 for this x86-64 host and linked with the real runtime and x87.c (one driver program
+//! runs every case; each case ends in `hlt`, whose exit the driver's guest part turns into a
+//! `longjmp` back to its loop).
 //!
 //! Masked, per form, and only these: the condition codes the manual calls undefined after it.
 //! Not generated: pseudo-denormals and unnormals (encodings no compiler produces; the unit would
@@ -23,7 +27,8 @@ use std::process::{Command, Stdio};
 
 use iced_x86::IcedError;
 use iced_x86::code_asm::*;
-use rpt_api::Severity;
+use rpt_api::{GuestImage, GuestPlugin, Severity};
+use rpt_guest_x86_pe::X86Pe;
 use rpt_guest_x86_pe::state::{ARITH_FLAGS, DF, FPU_CW, FPU_SW, FPU_TAGS, FPU_TOP, GPRS, ST_E, ST_M};
 use rpt_guest_x86_pe::x87::{F80, Fpu, sw};
 use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcome, Val};
@@ -69,7 +74,9 @@ impl Rng {
                 return from_f64(if f.is_finite() { f } else { 1.5 });
             }
             6 => {
-                return from_f64((self.below(20_000) as f64 - 10_000.0) / [1.0, 2.0, 4.0, 10.0][self.below(4) as usize]);
+                return from_f64(
+                    (self.below(20_000) as f64 - 10_000.0) / [1.0, 2.0, 4.0, 10.0][self.below(4) as usize],
+                );
             }
             7 => (r | 1 << 63, 0x3fff - 2 + self.below(5) as u16),
             8 => (r | 1 << 63, 1 + self.below(0x100) as u16),
@@ -705,6 +712,263 @@ fn differences(case: &Case, native: &Outcome32, lifted: &Outcome32) -> Vec<Strin
     d
 }
 
+/// Where case `i`'s function lives for the compiled run.
+fn case_addr(i: usize) -> u64 {
+    0x0010_0000 + 64 * i as u64
+}
+
+/// The driver: reads each case's state, calls its lifted function, writes the state back.
+const DRIVER: &str = r#"/* The x87 oracle's driver for compiled cases (tests/oracle_x87.rs). */
+#define _DEFAULT_SOURCE 1
+#include "cpu.h"
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* The guest part's hooks: each case ends in hlt, whose exit comes back to the loop. */
+static jmp_buf case_done;
+void rpt_guest_init(struct cpu *c, int argc, char **argv) { (void)c; (void)argc; (void)argv; }
+int rpt_guest_finish(struct cpu *c) { (void)c; return 0; }
+int rpt_guest_on_exit(struct cpu *c, uint64_t pc, int reason) { (void)c; (void)pc; (void)reason; longjmp(case_done, 1); }
+
+/* One case, little-endian: esp, 8 registers, eflags, the window, cw sw top tags, 8 x (m, se). */
+struct wire {
+	uint32_t regs[8], eflags;
+	uint8_t window[128];
+	uint16_t cw, sw;
+	uint8_t top, tags;
+	uint64_t m[8];
+	uint16_t e[8];
+};
+
+static int get(void *p, size_t n) { return fread(p, 1, n, stdin) == n; }
+
+int main(void)
+{
+	rpt_mem = mmap(NULL, ((uint64_t)1 << 32) + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (rpt_mem == MAP_FAILED) return 4;
+	uint32_t count;
+	if (!get(&count, 4)) return 3;
+	for (uint32_t i = 0; i < count; i++) {
+		static struct wire w;
+		static struct cpu cpu;
+		uint32_t addr;
+		if (!get(&addr, 4) || !get(w.regs, 36) || !get(w.window, 128) || !get(&w.cw, 2) || !get(&w.sw, 2) ||
+		    !get(&w.top, 1) || !get(&w.tags, 1) || !get(w.m, 64) || !get(w.e, 16))
+			return 3;
+		memset(&cpu, 0, sizeof cpu);
+		uint32_t *r[8] = { &cpu.eax, &cpu.ecx, &cpu.edx, &cpu.ebx, &cpu.esp, &cpu.ebp, &cpu.esi, &cpu.edi };
+		for (int k = 0; k < 8; k++) *r[k] = w.regs[k];
+		cpu.cf = w.eflags & 1; cpu.pf = w.eflags >> 2 & 1; cpu.af = w.eflags >> 4 & 1;
+		cpu.zf = w.eflags >> 6 & 1; cpu.sf = w.eflags >> 7 & 1; cpu.of = w.eflags >> 11 & 1;
+		cpu.fpu_cw = w.cw; cpu.fpu_sw = w.sw; cpu.fpu_top = w.top; cpu.fpu_tags = w.tags;
+		for (int k = 0; k < 8; k++) { cpu.st_m[k] = w.m[k]; cpu.st_e[k] = w.e[k]; }
+		uint32_t base = cpu.esp - 64;
+		memcpy(rpt_mem + base, w.window, 128);
+		rpt_fn f = rpt_lookup(addr);
+		if (!f) return 5;
+		if (!setjmp(case_done)) {
+			f(&cpu);
+			return 6; /* a case that returns instead of reaching its hlt */
+		}
+		for (int k = 0; k < 8; k++) w.regs[k] = *r[k];
+		w.eflags = 2u | cpu.cf | cpu.pf << 2 | cpu.af << 4 | cpu.zf << 6 | cpu.sf << 7 | (uint32_t)cpu.of << 11;
+		memcpy(w.window, rpt_mem + base, 128);
+		w.cw = cpu.fpu_cw; w.sw = cpu.fpu_sw; w.top = cpu.fpu_top; w.tags = cpu.fpu_tags;
+		for (int k = 0; k < 8; k++) { w.m[k] = cpu.st_m[k]; w.e[k] = cpu.st_e[k]; }
+		fwrite(w.regs, 1, 36, stdout); fwrite(w.window, 1, 128, stdout);
+		fwrite(&w.cw, 1, 2, stdout); fwrite(&w.sw, 1, 2, stdout); fwrite(&w.top, 1, 1, stdout);
+		fwrite(&w.tags, 1, 1, stdout); fwrite(w.m, 1, 64, stdout); fwrite(w.e, 1, 16, stdout);
+	}
+	return 0;
+}
+"#;
+
+/// Bytes per case the driver writes back.
+const WIRE_OUT: usize = 36 + 128 + 6 + 64 + 16;
+
+/// Lifts every case (ending in `hlt`) at its own address, compiles them all with the runtime and
+/// the driver, runs the cases from the native runs' starting esp and returns the outcomes.
+fn run_compiled(cases: &[Case], stacks: &[u32]) -> Vec<Outcome32> {
+    let dir = common::scratch("oracle-x87-c");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("runtime")).expect("mkdir");
+    std::fs::create_dir_all(dir.join("guest")).expect("mkdir");
+    let plugin = X86Pe;
+    let state = plugin.state(&Default::default());
+    let helpers: BTreeMap<String, rpt_ir::HelperDecl> = plugin
+        .helpers(&Default::default())
+        .into_iter()
+        .map(|h| (h.name.clone(), h))
+        .collect();
+    let externs = BTreeMap::new();
+    let memory = plugin.memory_model();
+    let ctx = rpt_emit_c::EmitContext {
+        state: &state,
+        helpers: &helpers,
+        externs: &externs,
+        memory,
+        listing_name: "x87.lst",
+    };
+    let mut emitted = Vec::new();
+    let mut all = BTreeSet::new();
+    for (i, case) in cases.iter().enumerate() {
+        let mut bytes = case.code.clone();
+        bytes.push(0xf4); // hlt
+        let entry = GuestAddr(case_addr(i));
+        let image = common::code_image(entry.0, &bytes);
+        let lifted = common::lift_verified(&image, entry, &BTreeSet::from([entry]));
+        let e = rpt_emit_c::emit_function(&lifted.function, &ctx).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        all.insert(entry);
+        emitted.push(e);
+    }
+    let half = emitted.len() / 2;
+    let mut sources = vec![
+        ("cpu.h".to_string(), rpt_emit_c::cpu_header(&state, memory, &helpers)),
+        (
+            "functab.c".to_string(),
+            rpt_emit_c::function_table(&all, &externs, GuestAddr(case_addr(0))),
+        ),
+        (
+            "image.c".to_string(),
+            rpt_emit_c::image_source(&GuestImage {
+                segments: Vec::new(),
+                entry: GuestAddr(case_addr(0)),
+                exports: BTreeMap::new(),
+                imports: Vec::new(),
+            }),
+        ),
+        ("driver.c".to_string(), DRIVER.to_string()),
+    ];
+    for (i, part) in [&emitted[..half], &emitted[half..]].iter().enumerate() {
+        let refs: Vec<&rpt_emit_c::EmittedFunction> = part.iter().collect();
+        sources.push((format!("cases{i}.c"), rpt_emit_c::shard_source(&refs, &externs)));
+    }
+    for f in rpt_runtime::sources() {
+        sources.push((f.path, f.contents));
+    }
+    for f in plugin
+        .runtime_sources("win32-console", &Default::default())
+        .expect("platform")
+    {
+        if f.path.contains("x87") {
+            sources.push((f.path, f.contents));
+        }
+    }
+    for (path, text) in &sources {
+        std::fs::write(dir.join(path), text).expect("write C source");
+    }
+    let children: Vec<_> = sources
+        .iter()
+        .map(|(p, _)| p)
+        .filter(|p| p.ends_with(".c"))
+        .map(|f| {
+            let obj = dir.join(format!("{}.o", f.replace('/', "_")));
+            let mut cmd = Command::new("clang-19");
+            cmd.current_dir(&dir)
+                .args([
+                    "-O1",
+                    "-fno-strict-aliasing",
+                    "-w",
+                    "-I",
+                    ".",
+                    "-Dmain=rpt_runtime_main",
+                    "-c",
+                ])
+                .arg(f.as_str())
+                .arg("-o")
+                .arg(&obj);
+            if f.as_str() == "driver.c" {
+                cmd.arg("-Umain");
+            }
+            (f.clone(), obj, cmd.spawn().expect("clang-19 runs (install clang-19)"))
+        })
+        .collect();
+    let mut objects = Vec::new();
+    for (f, obj, mut child) in children {
+        assert!(child.wait().expect("clang").success(), "compiling {f} failed");
+        objects.push(obj);
+    }
+    let exe = dir.join("x87-driver");
+    common::run_tool(
+        Command::new("clang-19").args(&objects).args(["-lm", "-o"]).arg(&exe),
+        "linking the x87 driver",
+    );
+    let mut input = (cases.len() as u32).to_le_bytes().to_vec();
+    for (i, (case, &stack)) in cases.iter().zip(stacks).enumerate() {
+        input.extend_from_slice(&(case_addr(i) as u32).to_le_bytes());
+        let mut regs = case.setup.regs;
+        regs[4] = stack;
+        for r in regs {
+            input.extend_from_slice(&r.to_le_bytes());
+        }
+        input.extend_from_slice(&case.setup.eflags.to_le_bytes());
+        input.extend_from_slice(&case.setup.window);
+        let f = &case.setup.fpu;
+        input.extend_from_slice(&f.cw.to_le_bytes());
+        input.extend_from_slice(&f.sw.to_le_bytes());
+        input.extend_from_slice(&[f.top, f.tags]);
+        for r in &f.regs {
+            input.extend_from_slice(&r.m.to_le_bytes());
+        }
+        for r in &f.regs {
+            input.extend_from_slice(&r.se.to_le_bytes());
+        }
+    }
+    let mut child = Command::new(&exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the x87 driver");
+    let mut stdin = child.stdin.take().expect("driver stdin");
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().expect("driver output");
+    writer.join().expect("writer thread").expect("write to the driver");
+    assert!(
+        out.status.success(),
+        "the x87 driver failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.stdout.len(), WIRE_OUT * cases.len(), "one state per case");
+    out.stdout
+        .chunks(WIRE_OUT)
+        .map(|b| {
+            let u32_at = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+            let u16_at = |at: usize| u16::from_le_bytes([b[at], b[at + 1]]);
+            let mut regs = [0u32; 8];
+            for (k, r) in regs.iter_mut().enumerate() {
+                *r = u32_at(4 * k);
+            }
+            let f = 36 + 128;
+            let mut fpu = Fpu {
+                cw: u16_at(f),
+                sw: u16_at(f + 2),
+                top: b[f + 4],
+                tags: b[f + 5],
+                regs: [F80::ZERO; 8],
+            };
+            for k in 0..8 {
+                let mut m = [0u8; 8];
+                m.copy_from_slice(&b[f + 6 + 8 * k..f + 14 + 8 * k]);
+                fpu.regs[k] = F80 {
+                    m: u64::from_le_bytes(m),
+                    se: u16_at(f + 70 + 2 * k),
+                };
+            }
+            Outcome32 {
+                regs,
+                eflags: u32_at(32),
+                window: b[36..36 + 128].to_vec(),
+                fpu,
+            }
+        })
+        .collect()
+}
+
 #[test]
 fn x87_forms_agree_with_this_cpu() {
     let per_form = std::env::var("RPT_X87_FUZZ_CASES")
@@ -715,13 +979,20 @@ fn x87_forms_agree_with_this_cpu() {
     let mut cases = make_cases(per_form);
     cases.retain(|c| only.as_deref().is_none_or(|o| o == c.name));
     let native = run_native(&cases);
+    let stacks: Vec<u32> = native.iter().map(|(s, _)| *s).collect();
+    let compiled = run_compiled(&cases, &stacks);
     let mut per_name: BTreeMap<&str, usize> = BTreeMap::new();
     let mut failures = Vec::new();
-    for (case, (stack, want)) in cases.iter().zip(&native) {
+    for ((case, (stack, want)), from_c) in cases.iter().zip(&native).zip(&compiled) {
         *per_name.entry(case.name).or_default() += 1;
         let problem = match run_lifted(case, *stack) {
             Ok(got) => {
-                let d = differences(case, want, &got);
+                let mut d = differences(case, want, &got);
+                d.extend(
+                    differences(case, want, from_c)
+                        .into_iter()
+                        .map(|x| format!("compiled C: {x}")),
+                );
                 (!d.is_empty()).then(|| d.join("\n  "))
             }
             Err(e) => Some(e),
@@ -735,7 +1006,11 @@ fn x87_forms_agree_with_this_cpu() {
             ));
         }
     }
-    println!("x87 oracle: {} cases in {} forms", cases.len(), per_name.len());
+    println!(
+        "x87 oracle: {} cases in {} forms, each native, interpreted and compiled",
+        cases.len(),
+        per_name.len()
+    );
     for (name, n) in &per_name {
         println!("  {n:4}  {name}");
     }
