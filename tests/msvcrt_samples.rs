@@ -80,6 +80,47 @@ const QSORT_MINGW: Sample = Sample {
     exit_code: 3,
 };
 
+/// mandelbrot at the 64-bit precision mingw's start-up sets; `%.17g` of a tiny value shows
+/// msvcrt's three exponent digits.
+const X87_MANDEL: Sample = Sample {
+    name: "x87_mandel",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::ThreeDigitExponents,
+    exit_code: 0,
+};
+
+/// n-body, a matrix product and an FFT, printed by mingw's own (x87-using) printf.
+const X87_PHYSICS: Sample = Sample {
+    name: "x87_physics",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::Same,
+    exit_code: 0,
+};
+
+/// A ray tracer run at 53-bit precision (it loads the control word itself), with msvcrt's sqrt.
+const X87_RAY53: Sample = Sample {
+    name: "x87_ray53",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::Same,
+    exit_code: 0,
+};
+
+impl Sample {
+    /// The recipe: recipes/msvcrt-NAME.ron, or recipes/x87-NAME.ron for the x87_NAME samples.
+    fn recipe(&self) -> String {
+        match self.name.strip_prefix("x87_") {
+            Some(rest) => format!("recipes/x87-{}.ron", rest.replace('_', "-")),
+            None => format!("recipes/msvcrt-{}.ron", self.name.replace('_', "-")),
+        }
+    }
+}
+
 fn samples_dir() -> PathBuf {
     workspace_root().join("tests/guests/x86/msvcrt")
 }
@@ -110,7 +151,7 @@ fn run_with_input(mut cmd: Command, sample: &Sample, cwd: &Path) -> Output {
 /// The recompiled program's run: `rpt run` with the sandbox in a fresh directory.
 fn run_rpt(sample: &Sample) -> (Output, PathBuf) {
     let sandbox = tempfile::tempdir().expect("tempdir").keep();
-    let recipe = format!("recipes/msvcrt-{}.ron", sample.name.replace('_', "-"));
+    let recipe = sample.recipe();
     let mut cmd = Command::new(rpt_binary());
     cmd.arg("run")
         .arg(workspace_root().join(&recipe))
@@ -458,4 +499,19 @@ fn math_imports_are_a_clear_link_error_on_a_host_without_libm() {
         .collect();
     missing.sort_unstable();
     assert_eq!(missing, ["rpt_win32_msvcrt_floor", "rpt_win32_msvcrt_sin"], "{stderr}");
+}
+
+#[test]
+fn x87_mandelbrot_at_64_bit_precision() {
+    check_sample(&X87_MANDEL);
+}
+
+#[test]
+fn x87_nbody_matrix_fft_with_mingw_printf() {
+    check_sample(&X87_PHYSICS);
+}
+
+#[test]
+fn x87_ray_tracer_at_53_bit_precision() {
+    check_sample(&X87_RAY53);
 }
