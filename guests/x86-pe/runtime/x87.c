@@ -96,7 +96,7 @@ static const struct rpt_f80 x87_zero = { 0, 0 };
 
 /* ---------------------------------------------------------------- the unit */
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(RPT_X87_SOFT)
 
 /* The host's long double is the 80-bit format; these move bits in and out of one. */
 static long double x87_ld(struct rpt_f80 v)

@@ -15,6 +15,9 @@
 //! treat them as it does natively, but the harness's tag computation does not classify them), and
 //! unmasked exceptions (they would trap natively; the model does not trap).
 //!
+//! A fourth run compiles x87.c with `-DRPT_X87_SOFT`: the software unit AArch64 and LoongArch64
+//! hosts use, checked here against the real FPU (all forms but the ones in [`SOFT_MISSING`]).
+//!
 //! `RPT_X87_FUZZ_CASES=N` sets the cases per form (default 30: about 3600 cases), for a longer run:
 //! `RPT_X87_FUZZ_CASES=1000 cargo test -p rpt-guest-x86-pe --test oracle_x87`;
 //! `RPT_X87_FUZZ_FORM="fprem"` runs one form.
@@ -382,6 +385,12 @@ fn random_fpu(rng: &mut Rng) -> Fpu {
     }
 }
 
+/// The forms the software unit (runtime/x87_soft.h) does not implement: it stops the program.
+const SOFT_MISSING: [&str; 10] = [
+    "f2xm1", "fsin", "fcos", "fsincos", "fptan", "fpatan", "fyl2x", "fyl2xp1", "fprem", "fprem1",
+];
+
+#[derive(Clone)]
 struct Case {
     name: &'static str,
     undefined: u16,
@@ -791,8 +800,8 @@ const WIRE_OUT: usize = 36 + 128 + 6 + 64 + 16;
 
 /// Lifts every case (ending in `hlt`) at its own address, compiles them all with the runtime and
 /// the driver, runs the cases from the native runs' starting esp and returns the outcomes.
-fn run_compiled(cases: &[Case], stacks: &[u32]) -> Vec<Outcome32> {
-    let dir = common::scratch("oracle-x87-c");
+fn run_compiled(cases: &[Case], stacks: &[u32], soft: bool) -> Vec<Outcome32> {
+    let dir = common::scratch(if soft { "oracle-x87-soft" } else { "oracle-x87-c" });
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("runtime")).expect("mkdir");
     std::fs::create_dir_all(dir.join("guest")).expect("mkdir");
@@ -882,6 +891,9 @@ fn run_compiled(cases: &[Case], stacks: &[u32]) -> Vec<Outcome32> {
                 .arg(&obj);
             if f.as_str() == "driver.c" {
                 cmd.arg("-Umain");
+            }
+            if soft {
+                cmd.arg("-DRPT_X87_SOFT");
             }
             (f.clone(), obj, cmd.spawn().expect("clang-19 runs (install clang-19)"))
         })
@@ -980,10 +992,21 @@ fn x87_forms_agree_with_this_cpu() {
     cases.retain(|c| only.as_deref().is_none_or(|o| o == c.name));
     let native = run_native(&cases);
     let stacks: Vec<u32> = native.iter().map(|(s, _)| *s).collect();
-    let compiled = run_compiled(&cases, &stacks);
+    let compiled = run_compiled(&cases, &stacks, false);
+    // The software unit (what AArch64 and LoongArch64 hosts run), built here for this host.
+    let soft_cases: Vec<usize> = (0..cases.len())
+        .filter(|&i| !SOFT_MISSING.contains(&cases[i].name))
+        .collect();
+    let soft_input: Vec<Case> = soft_cases.iter().map(|&i| cases[i].clone()).collect();
+    let soft_stacks: Vec<u32> = soft_cases.iter().map(|&i| stacks[i]).collect();
+    let soft_out = run_compiled(&soft_input, &soft_stacks, true);
+    let mut soft: Vec<Option<&Outcome32>> = vec![None; cases.len()];
+    for (k, &i) in soft_cases.iter().enumerate() {
+        soft[i] = Some(&soft_out[k]);
+    }
     let mut per_name: BTreeMap<&str, usize> = BTreeMap::new();
     let mut failures = Vec::new();
-    for ((case, (stack, want)), from_c) in cases.iter().zip(&native).zip(&compiled) {
+    for (((case, (stack, want)), from_c), from_soft) in cases.iter().zip(&native).zip(&compiled).zip(&soft) {
         *per_name.entry(case.name).or_default() += 1;
         let problem = match run_lifted(case, *stack) {
             Ok(got) => {
@@ -993,6 +1016,10 @@ fn x87_forms_agree_with_this_cpu() {
                         .into_iter()
                         .map(|x| format!("compiled C: {x}")),
                 );
+                if let Some(from_soft) = from_soft {
+                    let soft_d = differences(case, want, from_soft);
+                    d.extend(soft_d.into_iter().map(|x| format!("soft unit: {x}")));
+                }
                 (!d.is_empty()).then(|| d.join("\n  "))
             }
             Err(e) => Some(e),
