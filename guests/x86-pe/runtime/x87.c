@@ -162,6 +162,69 @@ static struct rpt_f80 x87_bits(long double f)
 		return sw_;                                                                         \
 	} while (0)
 
+/* Runs INSN, an instruction with st(0) = a and a memory operand holding bits. */
+#define X87_MEM(INSN)                                                                               \
+	do {                                                                                        \
+		uint16_t save_ = 0, cw_ = (uint16_t)(cw | 0x3fu), sw_ = 0;                          \
+		uint64_t m_ = bits;                                                                 \
+		long double a_ = x87_ld(a), r_ = 0;                                                 \
+		__asm__ volatile("fnstcw %[save]\n\tfninit\n\tfldcw %[cw]\n\tfldt %[a]\n\t" INSN    \
+				 " %[m]\n\tfnstsw %[sw]\n\tfstpt %[r]\n\tfninit\n\tfldcw %[save]"        \
+				 : [save] "+m"(save_), [sw] "=m"(sw_), [r] "=m"(r_)                  \
+				 : [cw] "m"(cw_), [a] "m"(a_), [m] "m"(m_)                           \
+				 : X87_CLOBBERS);                                                    \
+		*out = x87_bits(r_);                                                                \
+		return sw_;                                                                         \
+	} while (0)
+
+/* The memory forms run as themselves: they flag a denormal operand only where the one
+ * instruction does (not next to a NaN or an infinity, for one). */
+static uint16_t unit_arith_memory(uint16_t cw, unsigned op, unsigned kind, struct rpt_f80 a, uint64_t bits,
+				  struct rpt_f80 *out)
+{
+#define X87_MEM_FORMS(F32, F64, I16, I32)   \
+	switch (kind) {                     \
+	case X87_KIND_F32:                  \
+		X87_MEM(F32);               \
+	case X87_KIND_F64:                  \
+		X87_MEM(F64);               \
+	case X87_KIND_I16:                  \
+		X87_MEM(I16);               \
+	default:                            \
+		X87_MEM(I32);               \
+	}
+	switch (op) {
+	case X87_ADD:
+		X87_MEM_FORMS("fadds", "faddl", "fiadds", "fiaddl");
+	case X87_MUL:
+		X87_MEM_FORMS("fmuls", "fmull", "fimuls", "fimull");
+	case X87_SUB:
+		X87_MEM_FORMS("fsubs", "fsubl", "fisubs", "fisubl");
+	case X87_SUBR:
+		X87_MEM_FORMS("fsubrs", "fsubrl", "fisubrs", "fisubrl");
+	case X87_DIV:
+		X87_MEM_FORMS("fdivs", "fdivl", "fidivs", "fidivl");
+	default:
+		X87_MEM_FORMS("fdivrs", "fdivrl", "fidivrs", "fidivrl");
+	}
+#undef X87_MEM_FORMS
+}
+
+static uint16_t unit_compare_memory(uint16_t cw, unsigned kind, struct rpt_f80 a, uint64_t bits)
+{
+	struct rpt_f80 junk, *out = &junk;
+	switch (kind) {
+	case X87_KIND_F32:
+		X87_MEM("fcoms");
+	case X87_KIND_F64:
+		X87_MEM("fcoml");
+	case X87_KIND_I16:
+		X87_MEM("ficoms");
+	default:
+		X87_MEM("ficoml");
+	}
+}
+
 static uint16_t unit_load(uint16_t cw, unsigned kind, uint64_t bits, struct rpt_f80 *out)
 {
 	switch (kind) {
@@ -526,10 +589,9 @@ void rpt_helper_x87_arith_mem(struct cpu *restrict c, uint32_t op, uint32_t kind
 		x87_underflow(c);
 		x87_put(c, 0, x87_indefinite);
 	} else {
-		struct rpt_f80 b, r;
-		uint16_t hw_load = unit_load(c->fpu_cw, kind, bits, &b);
-		uint16_t hw = unit_arith(c->fpu_cw, op, x87_get(c, 0), b, &r);
-		x87_merge(c, (uint16_t)(hw_load | hw), SW_C1);
+		struct rpt_f80 r;
+		uint16_t hw = unit_arith_memory(c->fpu_cw, op, kind, x87_get(c, 0), bits, &r);
+		x87_merge(c, hw, SW_C1);
 		x87_put(c, 0, r);
 	}
 	x87_summary(c);
@@ -537,10 +599,16 @@ void rpt_helper_x87_arith_mem(struct cpu *restrict c, uint32_t op, uint32_t kind
 
 void rpt_helper_x87_com_mem(struct cpu *restrict c, uint32_t kind, uint64_t bits, uint32_t pop)
 {
-	struct rpt_f80 b;
-	uint16_t hw = unit_load(c->fpu_cw, kind, bits, &b);
-	x87_merge(c, hw, 0);
-	x87_set_codes(c, x87_compare(c, &b, 0));
+	uint16_t codes = SW_C0 | SW_C2 | SW_C3;
+	if (x87_valid(c, 0)) {
+		uint16_t hw = unit_compare_memory(c->fpu_cw, kind, x87_get(c, 0), bits);
+		x87_merge(c, hw, 0);
+		c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
+		codes = hw & (SW_C0 | SW_C2 | SW_C3);
+	} else {
+		x87_underflow(c);
+	}
+	x87_set_codes(c, codes);
 	if (pop)
 		x87_pop(c);
 	x87_summary(c);

@@ -197,6 +197,21 @@ static x87_u128 x87_shift_sticky(x87_u128 s, int32_t n)
 	return (s >> n) | ((s & ((((x87_u128)1) << n) - 1)) != 0);
 }
 
+/* n / d and n % d, bit by bit: freestanding hosts have no __udivti3 to divide 128-bit integers. */
+static x87_u128 x87_udiv(x87_u128 n, uint64_t d, uint64_t *rem)
+{
+	x87_u128 q = 0, r = 0;
+	for (int i = 127; i >= 0; i--) {
+		r = (r << 1) | ((n >> i) & 1);
+		if (r >= d) {
+			r -= d;
+			q |= (x87_u128)1 << i;
+		}
+	}
+	*rem = (uint64_t)r;
+	return q;
+}
+
 static struct rpt_f80 x87_from_int(int64_t i)
 {
 	if (i == 0)
@@ -431,7 +446,7 @@ static uint16_t unit_arith(uint16_t cw, unsigned op, struct rpt_f80 a, struct rp
 		return (uint16_t)(flags | SW_IE);
 	}
 	if (x.cls == X87_INF || y.cls == X87_ZERO) {
-		if (y.cls == X87_ZERO)
+		if (x.cls == X87_FINITE)
 			flags |= SW_ZE;
 		*out = x87_make(sign, 0x7fff, 0x8000000000000000ull);
 		return flags;
@@ -440,15 +455,41 @@ static uint16_t unit_arith(uint16_t cw, unsigned op, struct rpt_f80 a, struct rp
 		*out = x87_make(sign, 0, 0);
 		return flags;
 	}
-	x87_u128 num = (x87_u128)x.sig << 64;
-	x87_u128 q = num / y.sig, r = num % y.sig;
-	x87_u128 q2 = (r << 64) / y.sig, r2 = (r << 64) % y.sig;
+	uint64_t r, r2;
+	x87_u128 q = x87_udiv((x87_u128)x.sig << 64, y.sig, &r);
+	x87_u128 q2 = x87_udiv((x87_u128)r << 64, y.sig, &r2);
 	/* x/y = (q + q2 / 2^64 + ...) * 2^(ex - ey - 64); keep q above bit 62. */
 	x87_u128 s = (q << 62) | (q2 >> 2) | ((q2 & 3) != 0) | (r2 != 0);
 	int32_t exp = x.exp - y.exp - 64 + 127 - 62;
 	s = x87_norm(s, &exp);
 	*out = x87_round80(sign, exp, s, cw, &flags);
 	return flags;
+}
+
+static uint16_t unit_compare(uint16_t cw, int unordered, struct rpt_f80 a, struct rpt_f80 b);
+
+/* A memory operand's denormal is flagged only next to a finite st(0) (as this CPU does). */
+static uint16_t x87_memory_operand(uint16_t cw, unsigned kind, struct rpt_f80 a, uint64_t bits, struct rpt_f80 *b)
+{
+	uint16_t flags = unit_load(cw, kind, bits, b);
+	if ((a.se & 0x7fff) == 0x7fff)
+		flags &= (uint16_t)~SW_DE;
+	return flags;
+}
+
+static uint16_t unit_arith_memory(uint16_t cw, unsigned op, unsigned kind, struct rpt_f80 a, uint64_t bits,
+				  struct rpt_f80 *out)
+{
+	struct rpt_f80 b;
+	uint16_t flags = x87_memory_operand(cw, kind, a, bits, &b);
+	return (uint16_t)(flags | unit_arith(cw, op, a, b, out));
+}
+
+static uint16_t unit_compare_memory(uint16_t cw, unsigned kind, struct rpt_f80 a, uint64_t bits)
+{
+	struct rpt_f80 b;
+	uint16_t flags = x87_memory_operand(cw, kind, a, bits, &b);
+	return (uint16_t)(flags | unit_compare(cw, 0, a, b));
 }
 
 static uint16_t unit_compare(uint16_t cw, int unordered, struct rpt_f80 a, struct rpt_f80 b)

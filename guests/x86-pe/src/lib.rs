@@ -46,15 +46,23 @@ impl GuestPlugin for X86Pe {
         }
     }
 
-    /// No options are defined yet (the x87 value model will be the first), so any option is a typo.
+    /// `x87`: the x87 value model; only `"f80"` (exact, the default) exists (docs/x87.md).
     fn check_options(&self, options: &GuestOptions) -> Result<(), GuestError> {
-        match options.keys().next() {
-            None => Ok(()),
-            Some(name) => Err(GuestError::BadOption {
+        for (name, value) in options {
+            let why = match (name.as_str(), value) {
+                ("x87", rpt_api::ParamValue::Str(model)) if model == "f80" => continue,
+                ("x87", rpt_api::ParamValue::Str(model)) if model == "f64" => {
+                    "the f64 value model is not implemented yet; only \"f80\" (exact) is".to_string()
+                }
+                ("x87", _) => "the x87 value model is \"f80\"".to_string(),
+                _ => "the x86-pe guest has no such option".to_string(),
+            };
+            return Err(GuestError::BadOption {
                 name: name.clone(),
-                why: "the x86-pe guest has no such option".to_string(),
-            }),
+                why,
+            });
         }
+        Ok(())
     }
 
     fn state(&self, _options: &GuestOptions) -> StateDesc {

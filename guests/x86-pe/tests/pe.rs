@@ -375,3 +375,18 @@ fn the_lifted_sample_prints_what_the_native_build_prints() {
     );
     assert_eq!(exit_code.map(|c| c as i32), native.status.code());
 }
+
+#[test]
+fn the_x87_option_names_the_value_model() {
+    use rpt_api::ParamValue;
+    let with = |name: &str, value: ParamValue| {
+        let options: rpt_api::GuestOptions = [(name.to_string(), value)].into_iter().collect();
+        X86Pe.check_options(&options)
+    };
+    assert_eq!(X86Pe.check_options(&Default::default()), Ok(()));
+    assert_eq!(with("x87", ParamValue::Str("f80".into())), Ok(()));
+    let f64_model = with("x87", ParamValue::Str("f64".into())).expect_err("f64 is not implemented");
+    assert!(f64_model.to_string().contains("not implemented"), "{f64_model}");
+    assert!(with("x87", ParamValue::Bool(true)).is_err());
+    assert!(with("sse", ParamValue::Str("f80".into())).is_err());
+}

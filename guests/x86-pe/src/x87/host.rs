@@ -124,6 +124,78 @@ macro_rules! store {
     }};
 }
 
+/// Runs `$insn`, an instruction with st(0) = `$a` and the memory operand at `{m}` holding `$bits`.
+macro_rules! with_memory {
+    ($cw:expr, $a:expr, $bits:expr, $insn:literal) => {{
+        let a: [u8; 10] = $a.to_bytes();
+        let m: u64 = $bits;
+        let cw: u16 = $cw | 0x3f;
+        let mut save = 0u16;
+        let mut sw = 0u16;
+        let mut o0 = [0u8; 10];
+        // SAFETY: as in `two!`.
+        unsafe {
+            asm!(
+                "fnstcw word ptr [{save}]",
+                "fninit",
+                "fldcw word ptr [{cw}]",
+                "fld tbyte ptr [{a}]",
+                $insn,
+                "fnstsw word ptr [{sw}]",
+                "fstp tbyte ptr [{o0}]",
+                "fninit",
+                "fldcw word ptr [{save}]",
+                save = in(reg) &raw mut save,
+                cw = in(reg) &raw const cw,
+                a = in(reg) a.as_ptr(),
+                m = in(reg) &raw const m,
+                sw = in(reg) &raw mut sw,
+                o0 = in(reg) o0.as_mut_ptr(),
+                out("st(0)") _, out("st(1)") _, out("st(2)") _, out("st(3)") _,
+                out("st(4)") _, out("st(5)") _, out("st(6)") _, out("st(7)") _,
+                options(nostack),
+            );
+        }
+        (F80::from_bytes(o0), sw)
+    }};
+}
+
+/// Arithmetic with a memory operand, `a OP memory`, as the memory form of the instruction does it
+/// (which flags a denormal operand only where the one instruction would).
+pub(crate) fn arith_memory(cw: u16, which: u32, kind: Kind, a: F80, bits: u64) -> (F80, u16) {
+    macro_rules! forms {
+        ($($op:path => [$f32:literal, $f64:literal, $i16:literal, $i32:literal]),*) => {
+            match which {
+                $($op => match kind {
+                    Kind::F32 => with_memory!(cw, a, bits, $f32),
+                    Kind::F64 => with_memory!(cw, a, bits, $f64),
+                    Kind::I16 => with_memory!(cw, a, bits, $i16),
+                    _ => with_memory!(cw, a, bits, $i32),
+                },)*
+                _ => (F80::INDEFINITE, 0),
+            }
+        };
+    }
+    forms!(
+        op::ADD => ["fadd dword ptr [{m}]", "fadd qword ptr [{m}]", "fiadd word ptr [{m}]", "fiadd dword ptr [{m}]"],
+        op::MUL => ["fmul dword ptr [{m}]", "fmul qword ptr [{m}]", "fimul word ptr [{m}]", "fimul dword ptr [{m}]"],
+        op::SUB => ["fsub dword ptr [{m}]", "fsub qword ptr [{m}]", "fisub word ptr [{m}]", "fisub dword ptr [{m}]"],
+        op::SUBR => ["fsubr dword ptr [{m}]", "fsubr qword ptr [{m}]", "fisubr word ptr [{m}]", "fisubr dword ptr [{m}]"],
+        op::DIV => ["fdiv dword ptr [{m}]", "fdiv qword ptr [{m}]", "fidiv word ptr [{m}]", "fidiv dword ptr [{m}]"],
+        op::DIVR => ["fdivr dword ptr [{m}]", "fdivr qword ptr [{m}]", "fidivr word ptr [{m}]", "fidivr dword ptr [{m}]"]
+    )
+}
+
+/// The status word of `fcom`/`ficom` of `a` with a memory operand.
+pub(crate) fn compare_memory(cw: u16, kind: Kind, a: F80, bits: u64) -> u16 {
+    match kind {
+        Kind::F32 => with_memory!(cw, a, bits, "fcom dword ptr [{m}]").1,
+        Kind::F64 => with_memory!(cw, a, bits, "fcom qword ptr [{m}]").1,
+        Kind::I16 => with_memory!(cw, a, bits, "ficom word ptr [{m}]").1,
+        _ => with_memory!(cw, a, bits, "ficom dword ptr [{m}]").1,
+    }
+}
+
 /// Memory bits of `kind` as an 80-bit value (exact; SNaN and denormal operands flag IE and DE).
 pub(crate) fn load(cw: u16, kind: Kind, bits: u64) -> (F80, u16) {
     match kind {

@@ -326,6 +326,8 @@ trait Unit {
     fn unary(&self, cw: u16, op: u32, a: F80) -> (F80, F80, u16);
     fn binary(&self, cw: u16, op: u32, a: F80, b: F80) -> (F80, u16);
     fn constant(&self, cw: u16, op: u32) -> F80;
+    fn arith_memory(&self, cw: u16, op: u32, kind: Kind, a: F80, bits: u64) -> (F80, u16);
+    fn compare_memory(&self, cw: u16, kind: Kind, a: F80, bits: u64) -> u16;
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -353,6 +355,12 @@ impl Unit for HostUnit {
     }
     fn constant(&self, cw: u16, op: u32) -> F80 {
         host::constant(cw, op)
+    }
+    fn arith_memory(&self, cw: u16, op: u32, kind: Kind, a: F80, bits: u64) -> (F80, u16) {
+        host::arith_memory(cw, op, kind, a, bits)
+    }
+    fn compare_memory(&self, cw: u16, kind: Kind, a: F80, bits: u64) -> u16 {
+        host::compare_memory(cw, kind, a, bits)
     }
 }
 
@@ -514,9 +522,8 @@ impl Fpu {
             self.put(0, F80::INDEFINITE);
             return;
         }
-        let (b, hw_load) = u.load(self.cw, kind, bits);
-        let (r, hw) = u.arith(self.cw, which, self.get(0), b);
-        self.merge(hw_load | hw, C1);
+        let (r, hw) = u.arith_memory(self.cw, which, kind, self.get(0), bits);
+        self.merge(hw, C1);
         self.put(0, r);
     }
 
@@ -542,9 +549,15 @@ impl Fpu {
     }
 
     fn com_mem(&mut self, u: &dyn Unit, kind: Kind, bits: u64, pop: bool) {
-        let (b, hw) = u.load(self.cw, kind, bits);
-        self.merge(hw, 0);
-        let codes = self.compare(u, Some(b), false);
+        let codes = if self.valid(0) {
+            let hw = u.compare_memory(self.cw, kind, self.get(0), bits);
+            self.merge(hw, 0);
+            self.sw &= !C1;
+            hw & (C0 | C2 | C3)
+        } else {
+            self.underflow();
+            C0 | C2 | C3
+        };
         self.set_codes(codes);
         if pop {
             self.pop();
