@@ -447,7 +447,7 @@ static uint16_t unit_arith(uint16_t cw, unsigned op, struct rpt_f80 a, struct rp
 	}
 	if (x.cls == X87_INF || y.cls == X87_ZERO) {
 		if (x.cls == X87_FINITE)
-			flags |= SW_ZE;
+			flags = (uint16_t)((flags & ~SW_DE) | SW_ZE); /* ZE alone, as this CPU does */
 		*out = x87_make(sign, 0x7fff, 0x8000000000000000ull);
 		return flags;
 	}
@@ -468,27 +468,28 @@ static uint16_t unit_arith(uint16_t cw, unsigned op, struct rpt_f80 a, struct rp
 
 static uint16_t unit_compare(uint16_t cw, int unordered, struct rpt_f80 a, struct rpt_f80 b);
 
-/* A memory operand's denormal is flagged only next to a finite st(0) (as this CPU does). */
-static uint16_t x87_memory_operand(uint16_t cw, unsigned kind, struct rpt_f80 a, uint64_t bits, struct rpt_f80 *b)
-{
-	uint16_t flags = unit_load(cw, kind, bits, b);
-	if ((a.se & 0x7fff) == 0x7fff)
-		flags &= (uint16_t)~SW_DE;
-	return flags;
-}
-
+/* A memory operand's denormal is not flagged next to a NaN st(0), nor, in a compare, next to an
+ * infinite one (as this CPU does); the operation itself flags the rest. */
 static uint16_t unit_arith_memory(uint16_t cw, unsigned op, unsigned kind, struct rpt_f80 a, uint64_t bits,
 				  struct rpt_f80 *out)
 {
 	struct rpt_f80 b;
-	uint16_t flags = x87_memory_operand(cw, kind, a, bits, &b);
-	return (uint16_t)(flags | unit_arith(cw, op, a, b, out));
+	uint16_t flags = unit_load(cw, kind, bits, &b);
+	if ((a.se & 0x7fff) == 0x7fff && (a.m << 1))
+		flags &= (uint16_t)~SW_DE;
+	uint16_t op_flags = unit_arith(cw, op, a, b, out);
+	/* A division by zero flags ZE alone. */
+	if (op_flags & SW_ZE)
+		flags &= (uint16_t)~SW_DE;
+	return (uint16_t)(flags | op_flags);
 }
 
 static uint16_t unit_compare_memory(uint16_t cw, unsigned kind, struct rpt_f80 a, uint64_t bits)
 {
 	struct rpt_f80 b;
-	uint16_t flags = x87_memory_operand(cw, kind, a, bits, &b);
+	uint16_t flags = unit_load(cw, kind, bits, &b);
+	if ((a.se & 0x7fff) == 0x7fff)
+		flags &= (uint16_t)~SW_DE;
 	return (uint16_t)(flags | unit_compare(cw, 0, a, b));
 }
 
@@ -577,7 +578,7 @@ static uint16_t unit_unary(uint16_t cw, unsigned op, struct rpt_f80 a, struct rp
 		}
 		if (u.sign) {
 			*r = x87_indefinite;
-			return (uint16_t)(SW_IE | (u.denormal ? SW_DE : 0));
+			return SW_IE; /* invalid, not also denormal */
 		}
 		{
 			if (u.denormal)
