@@ -294,7 +294,7 @@ static uint16_t unit_load(uint16_t cw, unsigned kind, uint64_t bits, struct rpt_
 	return flags;
 }
 
-/* Rounds to an integer by rc: the integer's magnitude, and *inexact/*up as rounding went. */
+/* Rounds to an integer by rc: the integer's magnitude; *inexact and *up say how rounding went. */
 static x87_u128 x87_to_integer(struct x87_val u, unsigned rc, int *inexact, int *up)
 {
 	*inexact = 0;
