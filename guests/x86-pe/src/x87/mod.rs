@@ -829,3 +829,100 @@ fn run_helper(
     }
     Ok(Some(result))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `#define X87_<NAME> <n>u` lines of the C runtime, by name.
+    fn c_defines() -> std::collections::BTreeMap<String, u32> {
+        include_str!("../../runtime/x87.c")
+            .lines()
+            .filter_map(|l| {
+                let rest = l.strip_prefix("#define X87_")?;
+                let (name, value) = rest.split_once(' ')?;
+                let digits = value.trim().strip_suffix('u')?;
+                let n = match digits.strip_prefix("0x") {
+                    Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+                    None => digits.parse().ok()?,
+                };
+                Some((name.to_string(), n))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_c_runtime_numbers_operations_as_the_lifter_does() {
+        let c = c_defines();
+        let rust = [
+            ("ADD", op::ADD),
+            ("MUL", op::MUL),
+            ("SUB", op::SUB),
+            ("SUBR", op::SUBR),
+            ("DIV", op::DIV),
+            ("DIVR", op::DIVR),
+            ("FCHS", op::FCHS),
+            ("FABS", op::FABS),
+            ("FSQRT", op::FSQRT),
+            ("FRNDINT", op::FRNDINT),
+            ("F2XM1", op::F2XM1),
+            ("FSIN", op::FSIN),
+            ("FCOS", op::FCOS),
+            ("FPTAN", op::FPTAN),
+            ("FSINCOS", op::FSINCOS),
+            ("FPATAN", op::FPATAN),
+            ("FYL2X", op::FYL2X),
+            ("FYL2XP1", op::FYL2XP1),
+            ("FSCALE", op::FSCALE),
+            ("FPREM", op::FPREM),
+            ("FPREM1", op::FPREM1),
+            ("FXTRACT", op::FXTRACT),
+            ("FTST", op::FTST),
+            ("FXAM", op::FXAM),
+            ("FINCSTP", op::FINCSTP),
+            ("FDECSTP", op::FDECSTP),
+            ("FNINIT", op::FNINIT),
+            ("FNCLEX", op::FNCLEX),
+            ("FLD1", op::FLD1),
+            ("FLDZ", op::FLDZ),
+            ("FLDPI", op::FLDPI),
+            ("FLDL2E", op::FLDL2E),
+            ("FLDL2T", op::FLDL2T),
+            ("FLDLG2", op::FLDLG2),
+            ("FLDLN2", op::FLDLN2),
+            ("FCOMPP", op::FCOMPP),
+            ("FUCOMPP", op::FUCOMPP),
+            ("FLD", op::FLD),
+            ("FST", op::FST),
+            ("FSTP", op::FSTP),
+            ("FXCH", op::FXCH),
+            ("FFREE", op::FFREE),
+            ("FFREEP", op::FFREEP),
+            ("FCOM", op::FCOM),
+            ("FCOMI", op::FCOMI),
+            ("STORE_POP", op::STORE_POP),
+            ("STORE_TRUNCATE", op::STORE_TRUNCATE),
+            ("STORE_HIGH", op::STORE_HIGH),
+            ("KIND_F32", Kind::F32 as u32),
+            ("KIND_F64", Kind::F64 as u32),
+            ("KIND_F80", Kind::F80 as u32),
+            ("KIND_I16", Kind::I16 as u32),
+            ("KIND_I32", Kind::I32 as u32),
+            ("KIND_I64", Kind::I64 as u32),
+            ("CW_INIT", u32::from(CW_INIT)),
+        ];
+        for (name, value) in rust {
+            assert_eq!(c.get(name), Some(&value), "X87_{name}");
+        }
+    }
+
+    #[test]
+    fn f80_bytes_round_trip() {
+        let v = F80 {
+            m: 0xc90f_daa2_2168_c235,
+            se: 0x4000,
+        };
+        assert_eq!(F80::from_bytes(v.to_bytes()), v);
+        assert_eq!(F80::from_u128(0x4000_c90f_daa2_2168_c235), v);
+    }
+}
