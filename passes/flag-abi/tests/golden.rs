@@ -124,7 +124,7 @@ fn random_state(desc: &StateDesc, rng: &mut Rng) -> StateValues {
             let bits = slot.ty.bits();
             let mask = if bits >= 64 { u64::MAX } else { (1 << bits) - 1 };
             // Small values now and then, so compares against constants take both ways.
-            let raw = if rng.next() % 3 == 0 {
+            let raw = if rng.next().is_multiple_of(3) {
                 rng.next() % 8
             } else {
                 rng.next()
