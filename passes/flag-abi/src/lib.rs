@@ -16,6 +16,7 @@
 
 pub mod flags;
 pub mod liveness;
+mod plugin;
 pub mod rewrite;
 pub mod solve;
 
@@ -26,6 +27,7 @@ use rpt_ir::{Function, GuestAddr, HelperDecl, Program, StateDesc};
 
 pub use flags::{FlagSet, FlagUniverse, UniverseError};
 pub use liveness::Context;
+pub use plugin::FlagAbiPass;
 pub use rewrite::{FunctionFacts, Removed};
 pub use solve::{FlagAbi, ProgramView};
 
@@ -90,7 +92,7 @@ pub fn run_on_program(program: &mut Program) -> Result<Audit, UniverseError> {
         removed.flag_writes += r.flag_writes;
         removed.dead_values += r.dead_values;
     }
-    Ok(Audit::new(&abi, &universe, &program.state, lifted.len(), removed))
+    Ok(Audit::new(&abi, &universe, &program.state, lifted.len(), Some(removed)))
 }
 
 /// The analysis's findings in a stable text form, for the manifest and `rpt recompile --report`.
@@ -103,20 +105,32 @@ pub struct Audit {
 
 impl Audit {
     /// Renders the result of [`solve::solve`].
-    pub fn new(abi: &FlagAbi, universe: &FlagUniverse, state: &StateDesc, functions: usize, removed: Removed) -> Audit {
+    /// `removed`, when given, adds the counts of a whole-program transform to the summary line.
+    pub fn new(
+        abi: &FlagAbi,
+        universe: &FlagUniverse,
+        state: &StateDesc,
+        functions: usize,
+        removed: Option<Removed>,
+    ) -> Audit {
         let names = |set: FlagSet| universe.names(set, state).join(" ");
         let mut text = String::new();
         // Writing to a String cannot fail.
-        let _ = writeln!(
+        let _ = write!(
             text,
-            "flag-abi: {functions} functions, {} flag-returning, {} entry-live, {} conservative sites; \
-             {} flag writes and {} values removed",
+            "flag-abi: {functions} functions, {} flag-returning, {} entry-live, {} conservative sites",
             abi.ret_live.len(),
             abi.entry_live.len(),
             abi.conservative_sites.len(),
-            removed.flag_writes,
-            removed.dead_values,
         );
+        if let Some(removed) = removed {
+            let _ = write!(
+                text,
+                "; {} flag writes and {} values removed",
+                removed.flag_writes, removed.dead_values
+            );
+        }
+        text.push('\n');
         for (addr, set) in &abi.ret_live {
             let _ = writeln!(text, "flag-returning {}: {}", addr.function_name(), names(*set));
         }

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use rpt_ir::{Block, CallTarget, Function, GuestAddr, HelperDecl, InstKind, Terminator};
+use rpt_ir::{Block, CallTarget, ExitReason, Function, GuestAddr, HelperDecl, InstKind, Terminator};
 
 use crate::flags::{FlagSet, FlagUniverse};
 
@@ -72,8 +72,12 @@ impl Context<'_> {
             Terminator::Call { target, .. } => callee(target),
             Terminator::TailCall { target } => callee(target),
             Terminator::Return => self.ret_live,
-            // The runtime may report or resume from the guest state as it is.
-            Terminator::Exit { .. } => all,
+            // The runtime may resume from, or interpret on from, the state it is left at a yield, a
+            // system call or unlifted code; the exits that end the program only report the pc.
+            Terminator::Exit { reason, .. } => match reason {
+                ExitReason::Halt | ExitReason::DivideError | ExitReason::InvalidOpcode => FlagSet::EMPTY,
+                ExitReason::Unlifted | ExitReason::Syscall | ExitReason::Yield => all,
+            },
             Terminator::Unreachable => FlagSet::EMPTY,
         }
     }

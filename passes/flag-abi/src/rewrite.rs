@@ -79,3 +79,68 @@ fn remove_unused_values(func: &mut Function) -> usize {
         }
     }
 }
+
+impl FunctionFacts {
+    /// The facts as the bytes the core caches and hands back to the transform: `ret_live`, the callee
+    /// count and each callee's address and entry-live set, little-endian.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(20 + self.callee_entry.len() * 24);
+        out.extend_from_slice(&self.ret_live.0.to_le_bytes());
+        out.extend_from_slice(&(self.callee_entry.len() as u32).to_le_bytes());
+        for (addr, set) in &self.callee_entry {
+            out.extend_from_slice(&addr.0.to_le_bytes());
+            out.extend_from_slice(&set.0.to_le_bytes());
+        }
+        out
+    }
+
+    /// Reads what [`FunctionFacts::encode`] wrote; empty bytes are empty facts.
+    pub fn decode(bytes: &[u8]) -> Result<FunctionFacts, String> {
+        if bytes.is_empty() {
+            return Ok(FunctionFacts::default());
+        }
+        let mut rest = bytes;
+        let mut take = |n: usize| -> Result<&[u8], String> {
+            if rest.len() < n {
+                return Err(format!("truncated flag-abi facts ({} bytes)", bytes.len()));
+            }
+            let (head, tail) = rest.split_at(n);
+            rest = tail;
+            Ok(head)
+        };
+        let u128_at = |b: &[u8]| {
+            b.try_into()
+                .map(u128::from_le_bytes)
+                .map_err(|_| "bad width".to_string())
+        };
+        let ret_live = FlagSet(u128_at(take(16)?)?);
+        let count = u32::from_le_bytes(take(4)?.try_into().map_err(|_| "bad width".to_string())?);
+        let mut callee_entry = BTreeMap::new();
+        for _ in 0..count {
+            let addr = u64::from_le_bytes(take(8)?.try_into().map_err(|_| "bad width".to_string())?);
+            let set = FlagSet(u128_at(take(16)?)?);
+            callee_entry.insert(GuestAddr(addr), set);
+        }
+        if !rest.is_empty() {
+            return Err(format!("{} bytes after the flag-abi facts", rest.len()));
+        }
+        Ok(FunctionFacts { ret_live, callee_entry })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_round_trip_and_refuse_truncation() {
+        let facts = FunctionFacts {
+            ret_live: FlagSet(0b101),
+            callee_entry: BTreeMap::from([(GuestAddr(0x401000), FlagSet(1)), (GuestAddr(0x402000), FlagSet(0))]),
+        };
+        let bytes = facts.encode();
+        assert_eq!(FunctionFacts::decode(&bytes), Ok(facts));
+        assert!(FunctionFacts::decode(&bytes[..bytes.len() - 1]).is_err());
+        assert_eq!(FunctionFacts::decode(&[]), Ok(FunctionFacts::default()));
+    }
+}
