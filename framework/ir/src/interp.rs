@@ -5,8 +5,9 @@
 //! over speed. Floats: f32 and f64 arithmetic with round-to-nearest runs on the
 //! host's floats; directed and dynamic roundings and `fma` use the software
 //! floats of `rustc_apfloat` (dynamic rounding asks the [`Environment`] for the
-//! guest's mode). f80 arithmetic, vectors and rounded square roots other than
-//! to nearest report [`InterpError::Unsupported`] rather than guessing. NaN
+//! guest's mode); directed square roots correct the host's with an exact
+//! residual. f80 arithmetic and vectors report [`InterpError::Unsupported`]
+//! rather than guessing. NaN
 //! payloads of the software path may differ from a host's; guests that care
 //! (PowerPC) pick their NaNs explicitly.
 
@@ -520,6 +521,14 @@ impl<'p> Interpreter<'p> {
                 let mode = resolve_rounding(*rounding, env, &self.machine)?;
                 soft_fbinary(*op, mode, read(args[0])?, read(args[1])?)?
             }
+            InstKind::FUnary {
+                op: FUnaryOp::Fsqrt,
+                rounding,
+                arg,
+            } if *rounding != Rounding::Nearest => {
+                let mode = resolve_rounding(*rounding, env, &self.machine)?;
+                directed_sqrt(mode, read(*arg)?)?
+            }
             InstKind::FConvert { op, rounding, arg, to } if *rounding == Rounding::Dynamic => {
                 let mode = resolve_rounding(*rounding, env, &self.machine)?;
                 let x = read(*arg)?;
@@ -865,6 +874,40 @@ fn soft_fbinary(op: FBinaryOp, rounding: Rounding, a: Val, b: Val) -> Result<Val
             .to_bits() as u64,
         )),
         _ => float_unsupported(&format!("{}.{} on this type", op.name(), rounding.name())),
+    }
+}
+
+/// A square root rounded toward zero, +infinity or -infinity: the host's correctly rounded
+/// result, moved by one unit in the last place when the exact residual `x - r*r` (a fused
+/// multiply-add computes it without rounding) shows it lies on the wrong side.
+fn directed_sqrt(rounding: Rounding, x: Val) -> Result<Val, InterpError> {
+    macro_rules! directed {
+        ($rounding:expr, $bits:expr, $float:ty) => {{
+            let x = <$float>::from_bits($bits);
+            let r = x.sqrt();
+            if !r.is_finite() || r == 0.0 {
+                return Ok(r.to_bits());
+            }
+            let residual = (-r).mul_add(r, x);
+            // r is positive, so one step of its bit pattern is one ulp up or down.
+            let adjusted = match $rounding {
+                Rounding::Up if residual > 0.0 => r.to_bits() + 1,
+                Rounding::Zero | Rounding::Down if residual < 0.0 => r.to_bits() - 1,
+                _ => r.to_bits(),
+            };
+            Ok(adjusted)
+        }};
+    }
+    fn f64_bits(rounding: Rounding, b: u64) -> Result<u64, InterpError> {
+        directed!(rounding, b, f64)
+    }
+    fn f32_bits(rounding: Rounding, b: u32) -> Result<u32, InterpError> {
+        directed!(rounding, b, f32)
+    }
+    match x {
+        Val::F64(b) => Ok(Val::F64(f64_bits(rounding, b)?)),
+        Val::F32(b) => Ok(Val::F32(f32_bits(rounding, b)?)),
+        _ => float_unsupported(&format!("fsqrt.{} on this type", rounding.name())),
     }
 }
 
