@@ -877,36 +877,45 @@ fn soft_fbinary(op: FBinaryOp, rounding: Rounding, a: Val, b: Val) -> Result<Val
     }
 }
 
-/// A square root rounded toward zero, +infinity or -infinity: the host's correctly rounded
-/// result, moved by one unit in the last place when the exact residual `x - r*r` (a fused
-/// multiply-add computes it without rounding) shows it lies on the wrong side.
+/// A square root rounded toward zero, +infinity or -infinity.
+///
+/// f64: the host's correctly rounded result, moved by one unit in the last place when the
+/// residual `x - r*r` (a fused multiply-add computes it exactly) shows it lies on the wrong side.
+/// Tiny inputs are scaled up by an even power of two first, so the residual cannot underflow.
+/// f32: the f64 square root narrowed in the directed mode; it is never a float unless the
+/// exact root is, so narrowing it rounds the exact root.
 fn directed_sqrt(rounding: Rounding, x: Val) -> Result<Val, InterpError> {
-    macro_rules! directed {
-        ($rounding:expr, $bits:expr, $float:ty) => {{
-            let x = <$float>::from_bits($bits);
-            let r = x.sqrt();
-            if !r.is_finite() || r == 0.0 {
-                return Ok(r.to_bits());
-            }
-            let residual = (-r).mul_add(r, x);
-            // r is positive, so one step of its bit pattern is one ulp up or down.
-            let adjusted = match $rounding {
-                Rounding::Up if residual > 0.0 => r.to_bits() + 1,
-                Rounding::Zero | Rounding::Down if residual < 0.0 => r.to_bits() - 1,
-                _ => r.to_bits(),
-            };
-            Ok(adjusted)
-        }};
-    }
-    fn f64_bits(rounding: Rounding, b: u64) -> Result<u64, InterpError> {
-        directed!(rounding, b, f64)
-    }
-    fn f32_bits(rounding: Rounding, b: u32) -> Result<u32, InterpError> {
-        directed!(rounding, b, f32)
-    }
+    let round = soft_round(rounding)?;
+    let sqrt_f64 = |x: f64| -> f64 {
+        let r = x.sqrt();
+        if !r.is_finite() || r == 0.0 {
+            return r;
+        }
+        let (scaled, unscale) = if x < 2f64.powi(-900) {
+            (x * 2f64.powi(1000), 2f64.powi(-500))
+        } else {
+            (x, 1.0)
+        };
+        let r = scaled.sqrt();
+        let residual = (-r).mul_add(r, scaled);
+        // r is positive, so one step of its bit pattern is one ulp up or down.
+        let adjusted = match round {
+            Round::TowardPositive if residual > 0.0 => f64::from_bits(r.to_bits() + 1),
+            Round::TowardZero | Round::TowardNegative if residual < 0.0 => f64::from_bits(r.to_bits() - 1),
+            _ => r,
+        };
+        adjusted * unscale
+    };
     match x {
-        Val::F64(b) => Ok(Val::F64(f64_bits(rounding, b)?)),
-        Val::F32(b) => Ok(Val::F32(f32_bits(rounding, b)?)),
+        Val::F64(b) => Ok(Val::F64(sqrt_f64(f64::from_bits(b)).to_bits())),
+        Val::F32(b) => {
+            let wide = f64::from(f32::from_bits(b)).sqrt();
+            let mut loses_info = false;
+            let narrowed: Single = Double::from_bits(u128::from(wide.to_bits()))
+                .convert_r(round, &mut loses_info)
+                .value;
+            Ok(Val::F32(narrowed.to_bits() as u32))
+        }
         _ => float_unsupported(&format!("fsqrt.{} on this type", rounding.name())),
     }
 }
