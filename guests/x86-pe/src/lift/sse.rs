@@ -78,8 +78,8 @@ impl Lane {
 pub(crate) fn select(insn: &Instruction) -> Option<Handler> {
     use Code as C;
     let h: Handler = match insn.code() {
-        C::Movss_xmm_xmmm32 | C::Movss_xmmm32_xmm => movss,
-        C::Movsd_xmm_xmmm64 | C::Movsd_xmmm64_xmm => movsd,
+        C::Movss_xmm_xmmm32 | C::Movss_xmmm32_xmm => |lx, i| scalar_move(lx, i, Type::I32),
+        C::Movsd_xmm_xmmm64 | C::Movsd_xmmm64_xmm => |lx, i| scalar_move(lx, i, Type::I64),
         C::Movaps_xmm_xmmm128
         | C::Movaps_xmmm128_xmm
         | C::Movapd_xmm_xmmm128
@@ -92,9 +92,9 @@ pub(crate) fn select(insn: &Instruction) -> Option<Handler> {
         | C::Movdqa_xmmm128_xmm
         | C::Movdqu_xmm_xmmm128
         | C::Movdqu_xmmm128_xmm => mov128,
-        C::Movd_xmm_rm32 => movd_to_xmm,
-        C::Movd_rm32_xmm => movd_from_xmm,
-        C::Movq_xmm_xmmm64 => movq_to_xmm,
+        C::Movd_xmm_rm32 => |lx, i| zero_extending_load(lx, i, Type::I32),
+        C::Movd_rm32_xmm => |lx, i| store_low(lx, i, Type::I32),
+        C::Movq_xmm_xmmm64 => |lx, i| zero_extending_load(lx, i, Type::I64),
         C::Movq_xmmm64_xmm => movq_from_xmm,
         C::Addss_xmm_xmmm32 => |lx, i| arith(lx, i, FBinaryOp::Fadd, Lane::Single),
         C::Addsd_xmm_xmmm64 => |lx, i| arith(lx, i, FBinaryOp::Fadd, Lane::Double),
@@ -337,16 +337,8 @@ impl Lifter<'_> {
     }
 }
 
-/// `movss`: register to register merges the low 32 bits; a load clears bits 32-127.
-fn movss(lx: &mut Lifter<'_>, insn: &Instruction) {
-    scalar_move(lx, insn, Type::I32);
-}
-
-/// `movsd`: register to register merges the low 64 bits; a load clears bits 64-127.
-fn movsd(lx: &mut Lifter<'_>, insn: &Instruction) {
-    scalar_move(lx, insn, Type::I64);
-}
-
+/// `movss`/`movsd`: register to register merges the low 32 or 64 bits; a load clears the bits
+/// above them; a store writes them.
 fn scalar_move(lx: &mut Lifter<'_>, insn: &Instruction, ty: Type) {
     let src = lx.sse_loc(insn, 1);
     let dst = lx.sse_loc(insn, 0);
@@ -365,27 +357,13 @@ fn mov128(lx: &mut Lifter<'_>, insn: &Instruction) {
     lx.write_full(dst, lo, hi);
 }
 
-/// `movd xmm, r/m32`: zero-extended to 128 bits.
-fn movd_to_xmm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    zero_extending_load(lx, insn, Type::I32);
-}
-
-/// `movq xmm, xmm/m64`: zero-extended to 128 bits.
-fn movq_to_xmm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    zero_extending_load(lx, insn, Type::I64);
-}
-
+/// `movd xmm, r/m32`, `movq xmm, xmm/m64`: zero-extended to 128 bits.
 fn zero_extending_load(lx: &mut Lifter<'_>, insn: &Instruction, ty: Type) {
     let src = lx.sse_loc(insn, 1);
     let v = lx.read_low(src, ty);
     if let Src::Xmm(n) = lx.sse_loc(insn, 0) {
         lx.write_zero_extended(n, v);
     }
-}
-
-/// `movd r/m32, xmm`: the low 32 bits.
-fn movd_from_xmm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    store_low(lx, insn, Type::I32);
 }
 
 /// `movq xmm/m64, xmm`: to a register it clears bits 64-127, to memory it stores 64 bits.
@@ -396,6 +374,7 @@ fn movq_from_xmm(lx: &mut Lifter<'_>, insn: &Instruction) {
     }
 }
 
+/// `movd r/m32, xmm`, `movq m64, xmm`: the low 32 or 64 bits.
 fn store_low(lx: &mut Lifter<'_>, insn: &Instruction, ty: Type) {
     let src = lx.sse_loc(insn, 1);
     let v = lx.read_low(src, ty);
