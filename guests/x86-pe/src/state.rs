@@ -77,8 +77,29 @@ pub const OF: SlotId = SlotId(14);
 /// The direction flag (string instructions step down when set).
 pub const DF: SlotId = SlotId(15);
 
+/// The position of a slot in [`SLOTS`], found at compile time, so the constants below stay right
+/// wherever rows are added (a missing name fails the build).
+const fn slot_index(name: &str) -> u32 {
+    let mut i = 0;
+    while i < SLOTS.len() {
+        let row = SLOTS[i].0.as_bytes();
+        let wanted = name.as_bytes();
+        if row.len() == wanted.len() {
+            let mut k = 0;
+            while k < row.len() && row[k] == wanted[k] {
+                k += 1;
+            }
+            if k == row.len() {
+                return i as u32;
+            }
+        }
+        i += 1;
+    }
+    panic!("no such slot in SLOTS")
+}
+
 /// The position of `xmm0_lo` in [`SLOTS`]; `xmmN_lo` and `xmmN_hi` follow in pairs.
-const XMM_BASE: u32 = 16;
+const XMM_BASE: u32 = slot_index("xmm0_lo");
 
 /// The slot holding the low 64 bits of `xmm<n>` (`n` < 8): the scalar lane of every SSE instruction.
 pub const fn xmm_lo(n: u32) -> SlotId {
@@ -91,7 +112,7 @@ pub const fn xmm_hi(n: u32) -> SlotId {
 }
 
 /// MXCSR: the SSE control and status register (rounding control in bits 13-14).
-pub const MXCSR: SlotId = SlotId(32);
+pub const MXCSR: SlotId = SlotId(slot_index("mxcsr"));
 
 /// MXCSR after reset and at process start on Windows and Linux: every exception masked, round to
 /// nearest, no flush-to-zero.
@@ -140,14 +161,14 @@ mod tests {
             (SF, "sf"),
             (OF, "of"),
             (DF, "df"),
-            (xmm_lo(0), "xmm0_lo"),
-            (xmm_hi(0), "xmm0_hi"),
-            (xmm_lo(7), "xmm7_lo"),
-            (xmm_hi(7), "xmm7_hi"),
             (MXCSR, "mxcsr"),
         ];
         for (id, name) in named {
             assert_eq!(desc.find(name), Some(id), "{name}");
+        }
+        for n in 0..8 {
+            assert_eq!(desc.find(&format!("xmm{n}_lo")), Some(xmm_lo(n)), "xmm{n}_lo");
+            assert_eq!(desc.find(&format!("xmm{n}_hi")), Some(xmm_hi(n)), "xmm{n}_hi");
         }
     }
 }
