@@ -26,8 +26,10 @@ enum NativeOutput {
 
 /// One sample: how it is run and what its oracles are.
 struct Sample {
-    /// The name in tests/guests/x86/msvcrt (NAME.c, NAME.exe) and recipes/msvcrt-NAME.ron.
+    /// The name in tests/guests/x86/msvcrt (NAME.c, NAME.exe).
     name: &'static str,
+    /// The recipe, relative to the workspace root.
+    recipe: &'static str,
     args: &'static [&'static str],
     stdin: &'static [u8],
     env: &'static [(&'static str, &'static str)],
@@ -37,6 +39,7 @@ struct Sample {
 
 const INT_WORK: Sample = Sample {
     name: "int_work",
+    recipe: "recipes/msvcrt-int-work.ron",
     args: &["one", "two"],
     stdin: b"",
     env: &[],
@@ -46,6 +49,7 @@ const INT_WORK: Sample = Sample {
 
 const STDIO_STRINGS: Sample = Sample {
     name: "stdio_strings",
+    recipe: "recipes/msvcrt-stdio-strings.ron",
     args: &["alpha", "two words"],
     stdin: b"10 apples and\n  20 pears\n\n-5 x y z\n",
     env: &[("RPT_SAMPLE_NAME", "rpt")],
@@ -55,6 +59,7 @@ const STDIO_STRINGS: Sample = Sample {
 
 const PRINTF_FLOAT: Sample = Sample {
     name: "printf_float",
+    recipe: "recipes/msvcrt-printf-float.ron",
     args: &[],
     stdin: b"",
     env: &[],
@@ -64,6 +69,7 @@ const PRINTF_FLOAT: Sample = Sample {
 
 const PRINTF_QUIRKS: Sample = Sample {
     name: "printf_quirks",
+    recipe: "recipes/msvcrt-printf-quirks.ron",
     args: &[],
     stdin: b"",
     env: &[],
@@ -73,6 +79,7 @@ const PRINTF_QUIRKS: Sample = Sample {
 
 const QSORT_MINGW: Sample = Sample {
     name: "qsort_mingw",
+    recipe: "recipes/msvcrt-qsort-mingw.ron",
     args: &[],
     stdin: b"",
     env: &[],
@@ -107,13 +114,22 @@ fn run_with_input(mut cmd: Command, sample: &Sample, cwd: &Path) -> Output {
     child.wait_with_output().expect("wait for the program")
 }
 
+const SSE_FLOAT: Sample = Sample {
+    name: "sse_float",
+    recipe: "recipes/sse-float.ron",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::CrLfLineEnds,
+    exit_code: 0,
+};
+
 /// The recompiled program's run: `rpt run` with the sandbox in a fresh directory.
 fn run_rpt(sample: &Sample) -> (Output, PathBuf) {
     let sandbox = tempfile::tempdir().expect("tempdir").keep();
-    let recipe = format!("recipes/msvcrt-{}.ron", sample.name.replace('_', "-"));
     let mut cmd = Command::new(rpt_binary());
     cmd.arg("run")
-        .arg(workspace_root().join(&recipe))
+        .arg(workspace_root().join(sample.recipe))
         .arg("--gen-dir")
         .arg(scratch().join("gen"))
         .arg("--cache-dir")
@@ -281,6 +297,13 @@ fn stdio_strings_files_stdin_and_longjmp() {
 #[test]
 fn printf_of_doubles_formatted_exactly_as_msvcrt_does() {
     check_sample(&PRINTF_FLOAT);
+}
+
+/// Scalar SSE2 (docs/sse.md): the MXCSR rounding modes, NaNs, min/max and conversions, printed
+/// as bit patterns, must be what this CPU computes natively and under Wine.
+#[test]
+fn scalar_sse2_float_work_matches_the_cpu() {
+    check_sample(&SSE_FLOAT);
 }
 
 /// msvcrt's own ways (ties away from zero, "1.#INF", %p, the 0 flag on strings, _snprintf's -1)

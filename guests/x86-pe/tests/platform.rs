@@ -20,7 +20,11 @@ fn cpu_header() -> String {
          #include \"runtime/rpt_runtime.h\"\nstruct cpu {\n",
     );
     for (name, ty, _) in SLOTS {
-        let c = if ty == rpt_ir::Type::I32 { "uint32_t" } else { "uint8_t" };
+        let c = match ty {
+            rpt_ir::Type::I64 => "uint64_t",
+            rpt_ir::Type::I32 => "uint32_t",
+            _ => "uint8_t",
+        };
         out.push_str(&format!("\t{c} {name};\n"));
     }
     out.push_str("};\n#endif\n");
