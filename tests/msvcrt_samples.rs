@@ -87,6 +87,40 @@ const QSORT_MINGW: Sample = Sample {
     exit_code: 3,
 };
 
+/// mandelbrot at the 64-bit precision mingw's start-up sets; `%.17g` of a tiny value shows
+/// msvcrt's three exponent digits.
+const X87_MANDEL: Sample = Sample {
+    name: "x87_mandel",
+    recipe: "recipes/x87-mandel.ron",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::ThreeDigitExponents,
+    exit_code: 0,
+};
+
+/// n-body, a matrix product and an FFT, printed by mingw's own (x87-using) printf.
+const X87_PHYSICS: Sample = Sample {
+    name: "x87_physics",
+    recipe: "recipes/x87-physics.ron",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::Same,
+    exit_code: 0,
+};
+
+/// A ray tracer run at 53-bit precision (it loads the control word itself), with msvcrt's sqrt.
+const X87_RAY53: Sample = Sample {
+    name: "x87_ray53",
+    recipe: "recipes/x87-ray53.ron",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::Same,
+    exit_code: 0,
+};
+
 fn samples_dir() -> PathBuf {
     workspace_root().join("tests/guests/x86/msvcrt")
 }
@@ -324,48 +358,10 @@ fn printf_quirks_that_only_msvcrt_has() {
 
 /// mingw's own printf (guest code: `__mingw_pformat` and its `__pformat_*` helpers) moves and
 /// classifies the value through the x87 (`fld` m32/m64/m80, `fstp` m64/m80/st(0), `fxam`,
-/// `fnstsw ax`), which the x86 lifter gains with the x87 work. Until it can lift them,
-/// recompiling fails, and this test checks that x87 instructions are the only thing missing;
-/// once they lift, the full three-way comparison runs.
+/// `fnstsw ax`, `fldcw`, `fistp`, `fcomip`, ...): the full three-way comparison of the lifted x87.
 #[test]
 fn qsort_callbacks_with_mingw_printf() {
-    let recipe = workspace_root().join("recipes/msvcrt-qsort-mingw.ron");
-    let probe = Command::new(rpt_binary())
-        .arg("recompile")
-        .arg(&recipe)
-        .arg("--gen-dir")
-        .arg(scratch().join("gen"))
-        .arg("--cache-dir")
-        .arg(scratch().join("cache"))
-        .env("CI", "1")
-        .output()
-        .expect("rpt runs");
-    if probe.status.success() {
-        check_sample(&QSORT_MINGW);
-        return;
-    }
-    let stderr = stderr_of(&probe);
-    let unliftable: Vec<&str> = stderr.lines().filter(|l| l.contains("cannot lift `")).collect();
-    assert!(
-        !unliftable.is_empty(),
-        "recompiling failed for another reason:\n{stderr}"
-    );
-    for line in &unliftable {
-        let insn = line.split("cannot lift `").nth(1).unwrap_or_default();
-        assert!(
-            insn.starts_with('f') || insn.starts_with("wait"),
-            "only x87 instructions may be missing, not:\n{line}"
-        );
-    }
-    // The oracles must still agree, so the sample is right even before rpt can run it.
-    let wine = run_wine(&QSORT_MINGW);
-    let native = run_native(&QSORT_MINGW);
-    assert_eq!(wine.status.code(), Some(QSORT_MINGW.exit_code), "{}", stderr_of(&wine));
-    same_text(
-        "qsort_mingw: Wine against the native build",
-        &wine.stdout,
-        &native.stdout,
-    );
+    check_sample(&QSORT_MINGW);
 }
 
 #[test]
@@ -519,4 +515,19 @@ fn math_imports_are_a_clear_link_error_on_a_host_without_libm() {
         .collect();
     missing.sort_unstable();
     assert_eq!(missing, ["rpt_win32_msvcrt_floor", "rpt_win32_msvcrt_sin"], "{stderr}");
+}
+
+#[test]
+fn x87_mandelbrot_at_64_bit_precision() {
+    check_sample(&X87_MANDEL);
+}
+
+#[test]
+fn x87_nbody_matrix_fft_with_mingw_printf() {
+    check_sample(&X87_PHYSICS);
+}
+
+#[test]
+fn x87_ray_tracer_at_53_bit_precision() {
+    check_sample(&X87_RAY53);
 }
