@@ -244,6 +244,11 @@ impl Gen<'_> {
         self.rng.pick(&DESTS)
     }
 
+    /// A cmpss/cmpsd predicate (0-7: eq, lt, le, unord, neq, nlt, nle, ord).
+    fn predicate(&mut self) -> u32 {
+        self.rng.below(8) as u32
+    }
+
     /// Any GPR as a source, ebp (the window's address) included.
     fn src32(&mut self) -> AsmRegister32 {
         self.rng.pick(&[eax, ecx, edx, ebx, ebp, esi, edi])
@@ -341,6 +346,12 @@ fn forms() -> Vec<Form> {
         "ucomiss x,m32" => |a, g| a.ucomiss(g.x(), dword_ptr(g.mem(4))),
         "ucomisd x,x" => |a, g| a.ucomisd(g.x(), g.x()),
         "ucomisd x,m64" => |a, g| a.ucomisd(g.x(), qword_ptr(g.mem(8))),
+        "cmpss x,x,imm" => |a, g| a.cmpss(g.x(), g.x(), g.predicate()),
+        "cmpss x,m32,imm" => |a, g| a.cmpss(g.x(), dword_ptr(g.mem(4)), g.predicate()),
+        "cmpsd x,x,imm" => |a, g| a.cmpsd_3(g.x(), g.x(), g.predicate()),
+        "cmpsd x,m64,imm" => |a, g| a.cmpsd_3(g.x(), qword_ptr(g.mem(8)), g.predicate()),
+        "movmskps r32,x" => |a, g| a.movmskps(g.r32(), g.x()),
+        "movmskpd r32,x" => |a, g| a.movmskpd(g.r32(), g.x()),
         "cvtsi2ss x,r32" => |a, g| a.cvtsi2ss(g.x(), g.src32()),
         "cvtsi2ss x,m32" => |a, g| a.cvtsi2ss(g.x(), dword_ptr(g.mem(4))),
         "cvtsi2sd x,r32" => |a, g| a.cvtsi2sd(g.x(), g.src32()),

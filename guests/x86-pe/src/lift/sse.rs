@@ -1,6 +1,6 @@
 //! Scalar SSE and SSE2, as compilers emit them for `float` and `double` with `-mfpmath=sse`:
 //! moves (movss, movsd, movd, movq, movaps/movapd/movups/movupd), scalar arithmetic, square
-//! roots, min/max, comparisons into EFLAGS, conversions, the bitwise operations on whole
+//! roots, min/max, comparisons into EFLAGS or masks (cmpss/cmpsd, movmskps/movmskpd), conversions, the bitwise operations on whole
 //! registers, the unpack/convert forms gcc uses to widen a float, and ldmxcsr/stmxcsr.
 //!
 //! Model (docs/sse.md says the same for readers of the generated code):
@@ -113,6 +113,10 @@ pub(crate) fn select(insn: &Instruction) -> Option<Handler> {
         // comis* and ucomis* differ only in which NaNs raise the (masked) invalid exception.
         C::Comiss_xmm_xmmm32 | C::Ucomiss_xmm_xmmm32 => |lx, i| compare(lx, i, Lane::Single),
         C::Comisd_xmm_xmmm64 | C::Ucomisd_xmm_xmmm64 => |lx, i| compare(lx, i, Lane::Double),
+        C::Cmpss_xmm_xmmm32_imm8 => |lx, i| compare_mask(lx, i, Lane::Single),
+        C::Cmpsd_xmm_xmmm64_imm8 => |lx, i| compare_mask(lx, i, Lane::Double),
+        C::Movmskps_r32_xmm => |lx, i| sign_mask(lx, i, Lane::Single),
+        C::Movmskpd_r32_xmm => |lx, i| sign_mask(lx, i, Lane::Double),
         C::Cvtsi2ss_xmm_rm32 => |lx, i| int_to_float(lx, i, Lane::Single),
         C::Cvtsi2sd_xmm_rm32 => |lx, i| int_to_float(lx, i, Lane::Double),
         C::Cvtss2sd_xmm_xmmm32 => cvtss2sd,
@@ -149,6 +153,8 @@ fn operands_ok(insn: &Instruction) -> bool {
             xmm_number(r).is_some() || is_gpr(r)
         }
         OpKind::Memory => addressing_ok(insn),
+        // The predicate of cmpss/cmpsd.
+        OpKind::Immediate8 => true,
         _ => false,
     })
 }
@@ -430,6 +436,54 @@ fn compare(lx: &mut Lifter<'_>, insn: &Instruction, lane: Lane) {
     for flag in [OF, SF, AF] {
         lx.b.set(flag, zero);
     }
+}
+
+/// `cmpss`/`cmpsd` (and the `cmpltsd`... spellings): the scalar lane becomes all ones when the
+/// predicate holds, else zero. Predicates 0-3 are eq, lt, le, unord; 4-7 their negations, which
+/// hold for unordered operands.
+fn compare_mask(lx: &mut Lifter<'_>, insn: &Instruction, lane: Lane) {
+    let a = lx.read_scalar(insn, 0, lane);
+    let b = lx.read_scalar(insn, 1, lane);
+    let predicate = insn.immediate8() & 7;
+    let holds = match predicate & 3 {
+        0 => lx.b.fcmp(FloatCC::Eq, a, b),
+        1 => lx.b.fcmp(FloatCC::Lt, a, b),
+        2 => lx.b.fcmp(FloatCC::Le, a, b),
+        _ => lx.b.fcmp(FloatCC::Uno, a, b),
+    };
+    let holds = if predicate >= 4 {
+        let one = lx.b.iconst(Type::I1, 1);
+        lx.b.binary(BinaryOp::Xor, holds, one)
+    } else {
+        holds
+    };
+    let ones = lx.b.iconst(lane.int(), u64::MAX);
+    let zero = lx.b.iconst(lane.int(), 0);
+    let mask = lx.b.select(holds, ones, zero);
+    let dst = lx.sse_loc(insn, 0);
+    lx.write_low(dst, mask);
+}
+
+/// `movmskps`/`movmskpd`: the sign bits of the four floats or two doubles, into bits 0-3 or 0-1
+/// of a general register.
+fn sign_mask(lx: &mut Lifter<'_>, insn: &Instruction, lane: Lane) {
+    let Src::Xmm(n) = lx.sse_loc(insn, 1) else { return };
+    let lo = lx.b.get(xmm_lo(n));
+    let hi = lx.b.get(xmm_hi(n));
+    // (half, sign bit position within it, result bit)
+    let bits: &[(Value, u64, u64)] = match lane {
+        Lane::Single => &[(lo, 31, 0), (lo, 63, 1), (hi, 31, 2), (hi, 63, 3)],
+        Lane::Double => &[(lo, 63, 0), (hi, 63, 1)],
+    };
+    let mut mask = lx.b.iconst(Type::I64, 0);
+    for &(half, sign, to) in bits {
+        let bit = lx.b.binary_imm(BinaryOp::Lshr, half, sign);
+        let bit = lx.b.binary_imm(BinaryOp::And, bit, 1);
+        let bit = lx.b.binary_imm(BinaryOp::Shl, bit, to);
+        mask = lx.b.binary(BinaryOp::Or, mask, bit);
+    }
+    let mask = lx.b.resize(mask, Type::I32);
+    lx.write_reg(insn.op_register(0), mask);
 }
 
 /// `cvtsi2ss`/`cvtsi2sd`: a signed int32 from a GPR or memory; exact for doubles, rounded by
