@@ -26,8 +26,10 @@ enum NativeOutput {
 
 /// One sample: how it is run and what its oracles are.
 struct Sample {
-    /// The name in tests/guests/x86/msvcrt (NAME.c, NAME.exe) and recipes/msvcrt-NAME.ron.
+    /// The name in tests/guests/x86/msvcrt (NAME.c, NAME.exe).
     name: &'static str,
+    /// The recipe, relative to the workspace root.
+    recipe: &'static str,
     args: &'static [&'static str],
     stdin: &'static [u8],
     env: &'static [(&'static str, &'static str)],
@@ -37,6 +39,7 @@ struct Sample {
 
 const INT_WORK: Sample = Sample {
     name: "int_work",
+    recipe: "recipes/msvcrt-int-work.ron",
     args: &["one", "two"],
     stdin: b"",
     env: &[],
@@ -46,6 +49,7 @@ const INT_WORK: Sample = Sample {
 
 const STDIO_STRINGS: Sample = Sample {
     name: "stdio_strings",
+    recipe: "recipes/msvcrt-stdio-strings.ron",
     args: &["alpha", "two words"],
     stdin: b"10 apples and\n  20 pears\n\n-5 x y z\n",
     env: &[("RPT_SAMPLE_NAME", "rpt")],
@@ -55,6 +59,7 @@ const STDIO_STRINGS: Sample = Sample {
 
 const PRINTF_FLOAT: Sample = Sample {
     name: "printf_float",
+    recipe: "recipes/msvcrt-printf-float.ron",
     args: &[],
     stdin: b"",
     env: &[],
@@ -64,6 +69,7 @@ const PRINTF_FLOAT: Sample = Sample {
 
 const PRINTF_QUIRKS: Sample = Sample {
     name: "printf_quirks",
+    recipe: "recipes/msvcrt-printf-quirks.ron",
     args: &[],
     stdin: b"",
     env: &[],
@@ -73,6 +79,7 @@ const PRINTF_QUIRKS: Sample = Sample {
 
 const QSORT_MINGW: Sample = Sample {
     name: "qsort_mingw",
+    recipe: "recipes/msvcrt-qsort-mingw.ron",
     args: &[],
     stdin: b"",
     env: &[],
@@ -84,6 +91,7 @@ const QSORT_MINGW: Sample = Sample {
 /// msvcrt's three exponent digits.
 const X87_MANDEL: Sample = Sample {
     name: "x87_mandel",
+    recipe: "recipes/x87-mandel.ron",
     args: &[],
     stdin: b"",
     env: &[],
@@ -94,6 +102,7 @@ const X87_MANDEL: Sample = Sample {
 /// n-body, a matrix product and an FFT, printed by mingw's own (x87-using) printf.
 const X87_PHYSICS: Sample = Sample {
     name: "x87_physics",
+    recipe: "recipes/x87-physics.ron",
     args: &[],
     stdin: b"",
     env: &[],
@@ -104,22 +113,13 @@ const X87_PHYSICS: Sample = Sample {
 /// A ray tracer run at 53-bit precision (it loads the control word itself), with msvcrt's sqrt.
 const X87_RAY53: Sample = Sample {
     name: "x87_ray53",
+    recipe: "recipes/x87-ray53.ron",
     args: &[],
     stdin: b"",
     env: &[],
     native: NativeOutput::Same,
     exit_code: 0,
 };
-
-impl Sample {
-    /// The recipe: recipes/msvcrt-NAME.ron, or recipes/x87-NAME.ron for the x87_NAME samples.
-    fn recipe(&self) -> String {
-        match self.name.strip_prefix("x87_") {
-            Some(rest) => format!("recipes/x87-{}.ron", rest.replace('_', "-")),
-            None => format!("recipes/msvcrt-{}.ron", self.name.replace('_', "-")),
-        }
-    }
-}
 
 fn samples_dir() -> PathBuf {
     workspace_root().join("tests/guests/x86/msvcrt")
@@ -148,13 +148,22 @@ fn run_with_input(mut cmd: Command, sample: &Sample, cwd: &Path) -> Output {
     child.wait_with_output().expect("wait for the program")
 }
 
+const SSE_FLOAT: Sample = Sample {
+    name: "sse_float",
+    recipe: "recipes/sse-float.ron",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::CrLfLineEnds,
+    exit_code: 0,
+};
+
 /// The recompiled program's run: `rpt run` with the sandbox in a fresh directory.
 fn run_rpt(sample: &Sample) -> (Output, PathBuf) {
     let sandbox = tempfile::tempdir().expect("tempdir").keep();
-    let recipe = sample.recipe();
     let mut cmd = Command::new(rpt_binary());
     cmd.arg("run")
-        .arg(workspace_root().join(&recipe))
+        .arg(workspace_root().join(sample.recipe))
         .arg("--gen-dir")
         .arg(scratch().join("gen"))
         .arg("--cache-dir")
@@ -322,6 +331,13 @@ fn stdio_strings_files_stdin_and_longjmp() {
 #[test]
 fn printf_of_doubles_formatted_exactly_as_msvcrt_does() {
     check_sample(&PRINTF_FLOAT);
+}
+
+/// Scalar SSE2 (docs/sse.md): the MXCSR rounding modes, NaNs, min/max and conversions, printed
+/// as bit patterns, must be what this CPU computes natively and under Wine.
+#[test]
+fn scalar_sse2_float_work_matches_the_cpu() {
+    check_sample(&SSE_FLOAT);
 }
 
 /// msvcrt's own ways (ties away from zero, "1.#INF", %p, the 0 flag on strings, _snprintf's -1)

@@ -54,6 +54,13 @@ pub struct RecompileArgs {
     /// Progress bars.
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
     pub progress: ProgressMode,
+    /// Run these passes instead of the recipe's (comma-separated, in order; an empty list runs
+    /// none), as if the recipe listed them without parameters. The generation's digest follows.
+    #[arg(long, value_delimiter = ',')]
+    pub passes: Option<Vec<String>>,
+    /// Print the passes' reports (such as the flag-ABI audit), which the manifest also records.
+    #[arg(long)]
+    pub report: bool,
 }
 
 #[derive(Subcommand)]

@@ -29,6 +29,8 @@ void rpt_guest_init(struct cpu *c, int argc, char **argv)
 {
 	c->esp = RPT_X86_STACK_TOP;
 	c->df = 0;
+	/* MXCSR as Windows starts a process: exceptions masked, round to nearest. */
+	c->mxcsr = 0x1f80u;
 	rpt_x86_fpu_init(c);
 	rpt_x86_platform_init(c, argc, argv);
 	/* A return address of 0, as if the entry were called: an entry that returns ends the process with eax. */

@@ -6,7 +6,7 @@
 use rpt_ir::{Slot, SlotId, SlotLayout, SlotRole, StateDesc, Type};
 
 /// Every slot: name, type and role, in declaration order.
-pub const SLOTS: [(&str, Type, SlotRole); 16] = [
+pub const SLOTS: [(&str, Type, SlotRole); 33] = [
     ("eax", Type::I32, SlotRole::Gpr),
     ("ecx", Type::I32, SlotRole::Gpr),
     ("edx", Type::I32, SlotRole::Gpr),
@@ -23,6 +23,25 @@ pub const SLOTS: [(&str, Type, SlotRole); 16] = [
     ("sf", Type::I1, SlotRole::Flag),
     ("of", Type::I1, SlotRole::Flag),
     ("df", Type::I1, SlotRole::Special),
+    // SSE: each xmm register as its low and high 64 bits (scalar code reads and writes the low
+    // half; moves and bitwise operations also the high one), then MXCSR.
+    ("xmm0_lo", Type::I64, SlotRole::Fpr),
+    ("xmm0_hi", Type::I64, SlotRole::Fpr),
+    ("xmm1_lo", Type::I64, SlotRole::Fpr),
+    ("xmm1_hi", Type::I64, SlotRole::Fpr),
+    ("xmm2_lo", Type::I64, SlotRole::Fpr),
+    ("xmm2_hi", Type::I64, SlotRole::Fpr),
+    ("xmm3_lo", Type::I64, SlotRole::Fpr),
+    ("xmm3_hi", Type::I64, SlotRole::Fpr),
+    ("xmm4_lo", Type::I64, SlotRole::Fpr),
+    ("xmm4_hi", Type::I64, SlotRole::Fpr),
+    ("xmm5_lo", Type::I64, SlotRole::Fpr),
+    ("xmm5_hi", Type::I64, SlotRole::Fpr),
+    ("xmm6_lo", Type::I64, SlotRole::Fpr),
+    ("xmm6_hi", Type::I64, SlotRole::Fpr),
+    ("xmm7_lo", Type::I64, SlotRole::Fpr),
+    ("xmm7_hi", Type::I64, SlotRole::Fpr),
+    ("mxcsr", Type::I32, SlotRole::Special),
 ];
 
 /// `eax`.
@@ -58,6 +77,46 @@ pub const OF: SlotId = SlotId(14);
 /// The direction flag (string instructions step down when set).
 pub const DF: SlotId = SlotId(15);
 
+/// The position of a slot in [`SLOTS`], found at compile time, so the constants below stay right
+/// wherever rows are added (a missing name fails the build).
+const fn slot_index(name: &str) -> u32 {
+    let mut i = 0;
+    while i < SLOTS.len() {
+        let row = SLOTS[i].0.as_bytes();
+        let wanted = name.as_bytes();
+        if row.len() == wanted.len() {
+            let mut k = 0;
+            while k < row.len() && row[k] == wanted[k] {
+                k += 1;
+            }
+            if k == row.len() {
+                return i as u32;
+            }
+        }
+        i += 1;
+    }
+    panic!("no such slot in SLOTS")
+}
+
+/// The position of `xmm0_lo` in [`SLOTS`]; `xmmN_lo` and `xmmN_hi` follow in pairs.
+const XMM_BASE: u32 = slot_index("xmm0_lo");
+
+/// The slot holding the low 64 bits of `xmm<n>` (`n` < 8): the scalar lane of every SSE instruction.
+pub const fn xmm_lo(n: u32) -> SlotId {
+    SlotId(XMM_BASE + 2 * n)
+}
+
+/// The slot holding the high 64 bits of `xmm<n>` (`n` < 8).
+pub const fn xmm_hi(n: u32) -> SlotId {
+    SlotId(XMM_BASE + 2 * n + 1)
+}
+
+/// MXCSR: the SSE control and status register (rounding control in bits 13-14).
+pub const MXCSR: SlotId = SlotId(slot_index("mxcsr"));
+
+/// MXCSR after reset and at process start on Windows and Linux: every exception masked, round to
+/// nearest, no flush-to-zero.
+pub const MXCSR_DEFAULT: u32 = 0x1f80;
 /// The x87 unit's slots follow the integer table (see [`crate::x87`] for what they hold): kept
 /// after it, numbered from its length, so other register files appended later do not move them.
 const X87_BASE: u32 = SLOTS.len() as u32;
@@ -140,6 +199,7 @@ mod tests {
             (SF, "sf"),
             (OF, "of"),
             (DF, "df"),
+            (MXCSR, "mxcsr"),
             (FPU_CW, "fpu_cw"),
             (FPU_SW, "fpu_sw"),
             (FPU_TOP, "fpu_top"),
@@ -149,6 +209,10 @@ mod tests {
         ];
         for (id, name) in named {
             assert_eq!(desc.find(name), Some(id), "{name}");
+        }
+        for n in 0..8 {
+            assert_eq!(desc.find(&format!("xmm{n}_lo")), Some(xmm_lo(n)), "xmm{n}_lo");
+            assert_eq!(desc.find(&format!("xmm{n}_hi")), Some(xmm_hi(n)), "xmm{n}_hi");
         }
     }
 }

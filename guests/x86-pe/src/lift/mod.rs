@@ -32,6 +32,7 @@ mod operand;
 #[cfg(test)]
 pub(crate) use operand::TEB_ADDR;
 mod shift;
+mod sse;
 mod string;
 mod x87;
 
@@ -77,6 +78,9 @@ pub(crate) fn classify(insn: &Instruction) -> Option<Kind> {
         return Some(kind);
     }
     if let Some(h) = string::select(insn) {
+        return Some(Kind::Plain(h));
+    }
+    if let Some(h) = sse::select(insn) {
         return Some(Kind::Plain(h));
     }
     if let Some(h) = x87::select(insn) {
