@@ -697,7 +697,8 @@ fn compiled_run(cases: &[Case], programs: &[Program]) -> Vec<State> {
             .runtime_sources("win32-console", &Default::default())
             .expect("platform")
             .into_iter()
-            .filter(|f| f.path.ends_with("x86_runtime.c")),
+            // The guest's C part: start-up and the x87 unit it initialises.
+            .filter(|f| f.path.ends_with("x86_runtime.c") || f.path.contains("x87")),
     );
     let dir = common::scratch("oracle_sse").join(format!("c-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
