@@ -177,12 +177,17 @@ fn run_rpt(sample: &Sample) -> (Output, PathBuf) {
 /// The PE under Wine. Every test of this process shares one prefix, made by the first run
 /// (about 8 s); runs are serialised so that two first runs never race to make it.
 fn run_wine(sample: &Sample) -> Output {
+    run_wine_exe(&samples_dir().join(format!("{}.exe", sample.name)), sample)
+}
+
+/// `exe` under Wine, run as `sample` says.
+fn run_wine_exe(exe: &Path, sample: &Sample) -> Output {
     static PREFIX: Mutex<Option<PathBuf>> = Mutex::new(None);
     let mut prefix = PREFIX.lock().unwrap_or_else(|e| e.into_inner());
     let dir = prefix.get_or_insert_with(|| scratch().join("wine-prefix")).clone();
     let cwd = tempfile::tempdir().expect("tempdir");
     let mut cmd = Command::new("wine");
-    cmd.arg(samples_dir().join(format!("{}.exe", sample.name)))
+    cmd.arg(exe)
         .env("WINEPREFIX", &dir)
         .env("WINEDEBUG", "-all")
         .env_remove("DISPLAY");
@@ -530,4 +535,34 @@ fn x87_nbody_matrix_fft_with_mingw_printf() {
 #[test]
 fn x87_ray_tracer_at_53_bit_precision() {
     check_sample(&X87_RAY53);
+}
+
+/// msvcrt's `_controlfp` changes the control word lifted x87 code computes under (precision and
+/// rounding control), and reports it in msvcrt's encoding: rpt prints what Wine prints for the
+/// fixture tests/guests/x86/msvcrt/x87_controlfp.c, built at test time.
+#[test]
+fn controlfp_sets_the_x87_precision_and_rounding() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recipe = fixture_recipe("x87_controlfp", dir.path());
+    let fixture = Sample {
+        name: "x87_controlfp",
+        // Run through the recipe fixture_recipe wrote, not a committed one.
+        recipe: "",
+        args: &[],
+        stdin: b"",
+        env: &[],
+        native: NativeOutput::Same,
+        exit_code: 0,
+    };
+    let wine = run_wine_exe(&dir.path().join("x87_controlfp.exe"), &fixture);
+    assert_eq!(wine.status.code(), Some(0), "{}", stderr_of(&wine));
+    let text = String::from_utf8_lossy(&wine.stdout);
+    assert!(
+        text.contains("53-bit: control 0x9001f carry 0"),
+        "the fixture shows precision control:\n{text}"
+    );
+    let sandbox = tempfile::tempdir().expect("tempdir");
+    let rpt = rpt_run_in(&recipe, sandbox.path(), &[]);
+    same_text("x87_controlfp: rpt against Wine", &rpt.stdout, &wine.stdout);
+    assert_eq!(rpt.status.code(), Some(0), "{}", stderr_of(&rpt));
 }

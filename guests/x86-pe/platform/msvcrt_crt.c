@@ -583,20 +583,52 @@ void rpt_win32_msvcrt__set_invalid_parameter_handler(struct cpu *restrict c)
 	rpt_win32_return_cdecl(c, previous);
 }
 
-/* unsigned _controlfp(unsigned new, unsigned mask): the x87 control word in msvcrt's encoding.
- * The value is kept and reported back; the x87 lifter owns the real control word. The default
- * is msvcrt's: all exceptions masked, round to nearest, 64-bit precision as mingw's fninit sets. */
-static uint32_t rpt_msvcrt_control = 0x0008001fu;
+/* unsigned _controlfp(unsigned new, unsigned mask): the x87 unit's control word (fpu_cw) in msvcrt's
+ * encoding. Exception masks: _EM_INVALID 0x10, _EM_DENORMAL 0x80000, _EM_ZERODIVIDE 0x8, _EM_OVERFLOW
+ * 0x4, _EM_UNDERFLOW 0x2, _EM_INEXACT 0x1 (x87 bits 0-5: IM DM ZM OM UM PM); rounding _MCW_RC 0x300
+ * (the x87's RC field moved down two bits); precision _PC_24 0x20000, _PC_53 0x10000, _PC_64 0
+ * (x87 PC 0, 2, 3); _IC_AFFINE 0x40000 (bit 12). As msvcrt's, it cannot change the denormal mask. */
+static const uint32_t rpt_msvcrt_em_bits[6] = { 0x10u, 0x80000u, 0x08u, 0x04u, 0x02u, 0x01u };
+
+static uint32_t rpt_msvcrt_control_from_x87(uint16_t cw)
+{
+	uint32_t v = (uint32_t)((cw >> 10) & 3u) << 8;
+	for (unsigned i = 0; i < 6; i++)
+		if (cw & (1u << i))
+			v |= rpt_msvcrt_em_bits[i];
+	unsigned pc = (cw >> 8) & 3u;
+	v |= pc == 0 ? 0x20000u : pc == 2 ? 0x10000u : 0;
+	if (cw & 0x1000u)
+		v |= 0x40000u;
+	return v;
+}
+
+static uint16_t rpt_msvcrt_control_to_x87(uint32_t v, uint16_t old)
+{
+	uint32_t cw = old & ~0x1f3fu;
+	for (unsigned i = 0; i < 6; i++)
+		if (v & rpt_msvcrt_em_bits[i])
+			cw |= 1u << i;
+	cw |= ((v >> 8) & 3u) << 10;
+	uint32_t pc = v & 0x30000u;
+	cw |= (pc == 0x20000u ? 0u : pc == 0x10000u ? 2u : 3u) << 8;
+	if (v & 0x40000u)
+		cw |= 0x1000u;
+	return (uint16_t)cw;
+}
 
 void rpt_win32_msvcrt__controlfp(struct cpu *restrict c)
 {
-	uint32_t value = rpt_win32_arg(c, 0), mask = rpt_win32_arg(c, 1);
-	rpt_msvcrt_control = (rpt_msvcrt_control & ~mask) | (value & mask);
-	rpt_win32_return_cdecl(c, rpt_msvcrt_control);
+	uint32_t value = rpt_win32_arg(c, 0), mask = rpt_win32_arg(c, 1) & ~0x80000u;
+	uint32_t now = rpt_msvcrt_control_from_x87(c->fpu_cw);
+	now = (now & ~mask) | (value & mask);
+	c->fpu_cw = rpt_msvcrt_control_to_x87(now, c->fpu_cw);
+	rpt_win32_return_cdecl(c, rpt_msvcrt_control_from_x87(c->fpu_cw));
 }
 
+/* void _fpreset(void): reinitialises the unit (fninit: all exceptions masked, 64-bit precision, nearest). */
 void rpt_win32_msvcrt__fpreset(struct cpu *restrict c)
 {
-	rpt_msvcrt_control = 0x0008001fu;
+	rpt_helper_x87_op(c, 20u /* fninit: X87_FNINIT in x87.c */);
 	rpt_win32_return_cdecl(c, 0);
 }
