@@ -4,6 +4,7 @@
 //! status pass through `rpt run` untouched.
 
 mod archive;
+mod bench;
 mod builtin;
 mod hosts;
 mod progress;
@@ -54,6 +55,13 @@ pub struct RecompileArgs {
     /// Progress bars.
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
     pub progress: ProgressMode,
+    /// Replace the recipe's pass list by this RON list, e.g. `[(name: "flag-abi")]` (`[]`: no passes);
+    /// `rpt bench` builds its configurations this way.
+    #[arg(long, value_name = "RON")]
+    pub passes: Option<String>,
+    /// Write what the recompile cost and produced (times, functions, binary) to this RON file.
+    #[arg(long, value_name = "FILE")]
+    pub stats: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -89,6 +97,9 @@ enum Command {
     Archive(archive::ArchiveArgs),
     /// Rebuild a generation (archive/<recipe>/vN) from its own sources and check the binary.
     Build(rebuild::BuildArgs),
+    /// Measure recompiled samples against native builds and qemu-user, and write the table, JSON
+    /// and chart (`rpt bench --suite bench/suite.ron --out docs/benchmarks`).
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -105,6 +116,7 @@ fn main() -> ExitCode {
         Command::Rollback(args) => archive::rollback(&args),
         Command::Archive(args) => archive::archive(&args),
         Command::Build(args) => rebuild::build(&args),
+        Command::Bench(args) => bench::bench(&args).map(|_| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

@@ -60,7 +60,11 @@ fn format_duration(d: Duration) -> String {
 pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     let recipe_path = &args.recipe;
     let loaded = rpt_recipe::load(recipe_path)?;
-    let recipe = loaded.recipe.clone();
+    let mut recipe = loaded.recipe.clone();
+    if let Some(passes) = &args.passes {
+        recipe.passes =
+            ron::from_str(passes).with_context(|| format!("--passes {passes}: not a RON list of passes"))?;
+    }
     let name = recipe_path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -262,6 +266,18 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     manifest.write(&gen_dir)?;
 
     let stats = &generation.stats;
+    if let Some(path) = &args.stats {
+        let written = rpt_bench::RecompileStats {
+            gen_dir: gen_dir.clone(),
+            binary: binary.clone(),
+            guest: recipe.guest.clone(),
+            functions: stats.functions,
+            generate_seconds: stats.timings.iter().map(|(_, d)| d.as_secs_f64()).sum(),
+            compile_seconds: compile_time.as_secs_f64(),
+            link_seconds: link_time.as_secs_f64(),
+        };
+        write_file(path, written.to_ron().as_bytes())?;
+    }
     eprintln!(
         "rpt: recompiled {} for {host_name} ({}, L1I {})",
         recipe_path.display(),
