@@ -407,3 +407,115 @@ pub fn write_outputs(report: &Report, out: &Path) -> Result<Vec<PathBuf>, BenchE
     }
     Ok(written)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report as a run would produce it, with made-up numbers.
+    fn sample_report() -> Report {
+        let pairs = vec![
+            Pair {
+                a_first: true,
+                a_seconds: 0.5,
+                b_seconds: 4.0,
+            },
+            Pair {
+                a_first: false,
+                a_seconds: 0.6,
+                b_seconds: 4.1,
+            },
+        ];
+        let config = |name: &str, instructions: u64| ConfigResult {
+            name: name.into(),
+            instructions,
+            ratio_native_i386: instructions as f64 / 1000.0,
+            ratio_native_x86_64: instructions as f64 / 900.0,
+            ratio_reference: instructions as f64 / 6000.0,
+            guest_instructions: 900,
+            text_bytes: 14400,
+            bytes_per_guest_instruction: 16.0,
+            functions: 12,
+            generate_seconds: 0.1,
+            compile_seconds: 2.0,
+            link_seconds: 0.1,
+            peak_kib: 100_000,
+        };
+        let samples = vec![SampleResult {
+            name: "lz-<ppc>".into(),
+            program: "lz".into(),
+            input: "1".into(),
+            recipe: "../recipes/bench-lz-ppc.ron".into(),
+            native_i386_instructions: 1000,
+            native_x86_64_instructions: 900,
+            native_x86_64_output_matches: true,
+            configurations: vec![config("baseline", 6000), config("all", 3000)],
+            qemu: QemuResult {
+                peer: "qemu-ppc -cpu 750cl".into(),
+                summary: PairSummary::of(&pairs).expect("pairs"),
+                pairs,
+            },
+        }];
+        Report {
+            command: "rpt bench".into(),
+            suite: "suite.ron".into(),
+            machine: Machine {
+                cpu: "a CPU".into(),
+                cores: 2,
+                tools: vec![Tool {
+                    name: "valgrind".into(),
+                    version: "valgrind-3.19.0".into(),
+                }],
+            },
+            configurations: vec!["baseline".into(), "all".into()],
+            pair_rule: PairRule::default(),
+            summary: Summary::of(&samples),
+            samples,
+        }
+    }
+
+    #[test]
+    fn writers_are_deterministic_and_escape_names() {
+        let report = sample_report();
+        assert_eq!(ratios_svg(&report), ratios_svg(&report));
+        assert_eq!(markdown(&report), markdown(&report));
+        let svg = ratios_svg(&report);
+        assert!(svg.contains("lz-&lt;ppc&gt;"), "{svg}");
+        // One bar per ratio: 6.00, 6.67 and 0.135 (the median of 0.125 and 0.146).
+        assert!(
+            svg.contains(">6.00<") && svg.contains(">6.67<") && svg.contains(">0.14<"),
+            "{svg}"
+        );
+        let md = markdown(&report);
+        assert!(md.contains("| baseline | all |"), "a column per configuration:\n{md}");
+        assert!(md.contains("| 1.000 | 0.500 |"), "each configuration's effect:\n{md}");
+        assert!(md.contains("2 / 0 of 2"), "pair counts:\n{md}");
+    }
+
+    #[test]
+    fn summary_takes_medians_of_the_reference_configuration() {
+        let report = sample_report();
+        assert_eq!(report.summary.median_ratio_native_i386, 6.0);
+        assert!((report.summary.median_ratio_qemu - (0.5 / 4.0 + 0.6 / 4.1) / 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn suite_errors_name_the_file_and_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("suite.ron");
+        std::fs::write(
+            &path,
+            "(\n build_script: \"b.sh\",\n configurations: [(name: \"baseline\", passes: [])],\n samples: [],\n colour: 1,\n)",
+        )
+        .expect("write");
+        let err = Suite::load(&path).expect_err("unknown field").to_string();
+        assert!(err.contains("suite.ron: 5:") && err.contains("colour"), "{err}");
+        std::fs::write(
+            &path,
+            "(build_script: \"b.sh\", configurations: [(name: \"baseline\", passes: [])], samples: [])",
+        )
+        .expect("write");
+        let err = Suite::load(&path).expect_err("no samples").to_string();
+        assert!(err.contains("`samples` is empty"), "{err}");
+    }
+}

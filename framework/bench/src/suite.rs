@@ -118,7 +118,11 @@ impl Suite {
         if self.samples.is_empty() {
             return Err(problem("`samples` is empty".into()));
         }
-        if self.pairs.min == 0 || self.pairs.max < self.pairs.min || !(self.pairs.spread > 0.0) {
+        if self.pairs.min == 0
+            || self.pairs.max < self.pairs.min
+            || self.pairs.spread.is_nan()
+            || self.pairs.spread <= 0.0
+        {
             return Err(problem(format!(
                 "pairs: need 1 <= min <= max and spread > 0 (got min {}, max {}, spread {})",
                 self.pairs.min, self.pairs.max, self.pairs.spread

@@ -101,7 +101,7 @@ pub fn ratios_svg(report: &Report) -> String {
             escape(&s.name)
         );
         for (k, (_, colour, value)) in bars(s).iter().enumerate() {
-            if !(*value > 0.0) {
+            if value.is_nan() || *value <= 0.0 {
                 continue;
             }
             let y = y0 + BAR * k as f64;
