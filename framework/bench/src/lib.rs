@@ -46,6 +46,14 @@ pub enum BenchError {
         /// What is wrong, with line and column when the parser knows them.
         message: String,
     },
+    /// A generation lacks something the bench reads (objects, the listing).
+    #[error("{dir}: {message}")]
+    Generation {
+        /// The generation directory.
+        dir: PathBuf,
+        /// What is missing or wrong.
+        message: String,
+    },
     /// A tool failed or printed something unexpected.
     #[error("`{command}`: {message}")]
     Tool {
@@ -71,6 +79,14 @@ pub enum BenchError {
         /// rpt's output.
         actual: String,
     },
+}
+
+/// Turns an I/O error about `path` into a [`BenchError::Io`] naming it.
+pub(crate) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> BenchError + '_ {
+    move |source| BenchError::Io {
+        path: path.to_owned(),
+        source,
+    }
 }
 
 /// What `rpt recompile --stats FILE` writes (RON): the handshake between the recompile child and
@@ -149,10 +165,7 @@ pub fn run(options: &Options, progress: &dyn Fn(&str)) -> Result<Report, BenchEr
     let scratch = tempfile::Builder::new()
         .prefix("rpt-bench-")
         .tempdir()
-        .map_err(|source| BenchError::Io {
-            path: std::env::temp_dir(),
-            source,
-        })?;
+        .map_err(io_error(&std::env::temp_dir()))?;
     let scratch = scratch.path();
     let build_script = suite::resolve(&options.suite, &suite.build_script);
     let mut natives: BTreeMap<(String, String), NativeCounts> = BTreeMap::new();
@@ -162,15 +175,9 @@ pub fn run(options: &Options, progress: &dyn Fn(&str)) -> Result<Report, BenchEr
             continue;
         }
         let dir = scratch.join(&sample.name);
-        std::fs::create_dir_all(&dir).map_err(|source| BenchError::Io {
-            path: dir.clone(),
-            source,
-        })?;
+        std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
         let input = dir.join("input");
-        std::fs::write(&input, &sample.input).map_err(|source| BenchError::Io {
-            path: input.clone(),
-            source,
-        })?;
+        std::fs::write(&input, &sample.input).map_err(io_error(&input))?;
         let key = (sample.program.clone(), sample.input.clone());
         let native = match natives.get(&key) {
             Some(n) => n.clone(),
@@ -205,10 +212,7 @@ fn suite_name(path: &Path) -> String {
 
 fn measure_natives(script: &Path, program: &str, input: &Path, scratch: &Path) -> Result<NativeCounts, BenchError> {
     let dir = scratch.join("native");
-    std::fs::create_dir_all(&dir).map_err(|source| BenchError::Io {
-        path: dir.clone(),
-        source,
-    })?;
+    std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
     let i386 = dir.join(format!("{program}-i386"));
     let x86_64 = dir.join(format!("{program}-x86-64"));
     measure::build_native(script, "i386", program, &i386)?;
@@ -336,10 +340,7 @@ fn check_same_code(rpt: &Path, elf: &Path, recipe: &Path, dir: &Path) -> Result<
     let dol = dir.join("from-elf.dol");
     let convert = Invocation::new([rpt.to_path_buf(), "elf2dol".into(), elf.to_path_buf(), dol.clone()]);
     measure::run_capture(&convert, Path::new("/dev/null"))?;
-    let made = std::fs::read(&dol).map_err(|source| BenchError::Io {
-        path: dol.clone(),
-        source,
-    })?;
+    let made = std::fs::read(&dol).map_err(io_error(&dol))?;
     if made != loaded.image {
         return Err(BenchError::Tool {
             command: convert.describe(),
@@ -383,10 +384,7 @@ fn time_pairs(a: &Invocation, b: &Invocation, input: &Path, rule: PairRule) -> R
 
 /// Writes `results.md`, `results.json` and `ratios.svg` into `out`.
 pub fn write_outputs(report: &Report, out: &Path) -> Result<Vec<PathBuf>, BenchError> {
-    std::fs::create_dir_all(out).map_err(|source| BenchError::Io {
-        path: out.to_owned(),
-        source,
-    })?;
+    std::fs::create_dir_all(out).map_err(io_error(out))?;
     let json = serde_json::to_string_pretty(report).map_err(|e| BenchError::Tool {
         command: "writing results.json".into(),
         message: e.to_string(),
@@ -399,10 +397,7 @@ pub fn write_outputs(report: &Report, out: &Path) -> Result<Vec<PathBuf>, BenchE
     let mut written = Vec::new();
     for (name, text) in files {
         let path = out.join(name);
-        std::fs::write(&path, text).map_err(|source| BenchError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        std::fs::write(&path, text).map_err(io_error(&path))?;
         written.push(path);
     }
     Ok(written)

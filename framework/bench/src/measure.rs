@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use crate::{BenchError, RecompileStats};
+use crate::{BenchError, RecompileStats, io_error};
 
 /// A command to run: the program and its arguments.
 #[derive(Clone, Debug)]
@@ -62,10 +62,7 @@ impl Invocation {
 }
 
 fn open_input(input: &Path) -> Result<File, BenchError> {
-    File::open(input).map_err(|source| BenchError::Io {
-        path: input.to_owned(),
-        source,
-    })
+    File::open(input).map_err(io_error(input))
 }
 
 /// Runs a command to completion with `input` as standard input and returns its standard output;
@@ -122,10 +119,7 @@ pub fn callgrind(invocation: &Invocation, input: &Path, scratch: &Path) -> Resul
     let out_arg = format!("--callgrind-out-file={}", out.display());
     let under = invocation.under(&["valgrind", "--tool=callgrind", &out_arg, "--"]);
     run_capture(&under, input)?;
-    let text = std::fs::read_to_string(&out).map_err(|source| BenchError::Io {
-        path: out.clone(),
-        source,
-    })?;
+    let text = std::fs::read_to_string(&out).map_err(io_error(&out))?;
     let count = parse_callgrind_total(&text).ok_or_else(|| BenchError::Tool {
         command: under.describe(),
         message: format!("no `totals:` or `summary:` line in {}", out.display()),
@@ -209,12 +203,7 @@ pub fn recompile(
         stats_file.clone().into(),
     ]);
     run_capture(&invocation, Path::new("/dev/null"))?;
-    let read = |path: &Path| {
-        std::fs::read_to_string(path).map_err(|source| BenchError::Io {
-            path: path.to_owned(),
-            source,
-        })
-    };
+    let read = |path: &Path| std::fs::read_to_string(path).map_err(io_error(path));
     let stats = RecompileStats::parse(&read(&stats_file)?).map_err(|message| BenchError::Tool {
         command: invocation.describe(),
         message: format!("{}: {message}", stats_file.display()),
@@ -258,36 +247,40 @@ pub fn elf64_text_size(bytes: &[u8]) -> Option<u64> {
     Some(total)
 }
 
+/// The files in `dir` whose names pass `keep`, in name order.
+fn files_in(dir: &Path, keep: &dyn Fn(&str) -> bool) -> Result<Vec<PathBuf>, BenchError> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io_error(dir))?
+        .flatten()
+        .filter(|e| keep(&e.file_name().to_string_lossy()))
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn generation_error(dir: &Path, message: String) -> BenchError {
+    BenchError::Generation {
+        dir: dir.to_owned(),
+        message,
+    }
+}
+
 /// The text size of the lifted code of a generation: the executable sections of its shard objects.
 pub fn lifted_text_size(gen_dir: &Path) -> Result<u64, BenchError> {
-    let obj = gen_dir.join("obj");
-    let entries = std::fs::read_dir(&obj).map_err(|source| BenchError::Io {
-        path: obj.clone(),
-        source,
-    })?;
-    let mut total = 0;
-    let mut shards = 0;
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !(name.starts_with("shard_") && name.ends_with(".o")) {
-            continue;
-        }
-        let path = entry.path();
-        let bytes = std::fs::read(&path).map_err(|source| BenchError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        total += elf64_text_size(&bytes).ok_or_else(|| BenchError::Tool {
-            command: String::new(),
-            message: format!("{} is not a 64-bit little-endian ELF object", path.display()),
-        })?;
-        shards += 1;
+    let shards = files_in(&gen_dir.join("obj"), &|n| n.starts_with("shard_") && n.ends_with(".o"))?;
+    if shards.is_empty() {
+        return Err(generation_error(gen_dir, "no shard objects in obj/".into()));
     }
-    if shards == 0 {
-        return Err(BenchError::Tool {
-            command: String::new(),
-            message: format!("no shard objects in {}", obj.display()),
-        });
+    let mut total = 0;
+    for path in shards {
+        let bytes = std::fs::read(&path).map_err(io_error(&path))?;
+        total += elf64_text_size(&bytes).ok_or_else(|| {
+            generation_error(
+                gen_dir,
+                format!("{} is not a 64-bit little-endian ELF object", path.display()),
+            )
+        })?;
     }
     Ok(total)
 }
@@ -295,23 +288,11 @@ pub fn lifted_text_size(gen_dir: &Path) -> Result<u64, BenchError> {
 /// The number of distinct guest instructions in a generation's listing (`src/<recipe>.lst`: one
 /// line per lifted instruction, starting with its address).
 pub fn lifted_guest_instructions(gen_dir: &Path) -> Result<u64, BenchError> {
-    let src = gen_dir.join("src");
-    let entries = std::fs::read_dir(&src).map_err(|source| BenchError::Io {
-        path: src.clone(),
-        source,
-    })?;
-    let listing: PathBuf = entries
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|e| e == "lst"))
-        .ok_or_else(|| BenchError::Tool {
-            command: String::new(),
-            message: format!("no listing (.lst) in {}", src.display()),
-        })?;
-    let text = std::fs::read_to_string(&listing).map_err(|source| BenchError::Io {
-        path: listing.clone(),
-        source,
-    })?;
+    let listing = files_in(&gen_dir.join("src"), &|n| n.ends_with(".lst"))?
+        .into_iter()
+        .next()
+        .ok_or_else(|| generation_error(gen_dir, "no listing (src/*.lst)".into()))?;
+    let text = std::fs::read_to_string(&listing).map_err(io_error(&listing))?;
     let addresses: std::collections::BTreeSet<&str> = text
         .lines()
         .filter_map(|l| l.split_whitespace().next())

@@ -90,10 +90,7 @@ pub enum QemuPeer {
 impl Suite {
     /// Reads and checks a suite file.
     pub fn load(path: &Path) -> Result<Suite, BenchError> {
-        let text = std::fs::read_to_string(path).map_err(|source| BenchError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(crate::io_error(path))?;
         let suite: Suite = ron::Options::default()
             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
             .from_str(&text)

@@ -15,7 +15,7 @@
 #
 # CC_PE, CC_I386, CC_X86_64 and CC_PPC override the compilers; RPT the rpt binary (default:
 # cargo run -q -p rpt-cli --). The x86 builds share their code generation flags (as
-# tests/guests/x86/msvcrt/build.sh does); the PowerPC flags are tests/guests/ppc/build.sh's.
+# tests/guests/x86/msvcrt/build.sh does); the PowerPC flags are ../ppc/common.sh's.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,17 +26,8 @@ CC_PPC=${CC_PPC:-powerpc-linux-gnu-gcc}
 PROGRAMS="vm lz physics"
 
 COMMON="-O2 -m32 -march=i686 -fno-asynchronous-unwind-tables -Wall -Wextra"
-PPC_FLAGS="-mcpu=750 -O2 -mhard-float -ffreestanding -fno-builtin -nostdlib -fno-pie -no-pie -static -fno-pic \
-  -mno-sdata -fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns -Wall -Wextra \
-  -Wl,--build-id=none -Wl,--no-warn-rwx-segments"
-
-rpt() {
-    if [ -n "${RPT:-}" ]; then
-        "$RPT" "$@"
-    else
-        (cd "$here/../../.." && cargo run -q -p rpt-cli -- "$@")
-    fi
-}
+# shellcheck source=../ppc/common.sh
+. "$here/../ppc/common.sh"
 
 # Flags one program gets in every build, so all peers run the same code shape.
 # vm: its dispatch switch becomes a compare tree instead of a jump table. The table gcc emits there

@@ -127,59 +127,64 @@ static u32 vm_run(u32 entry, u32 arg)
 	}
 }
 
-/* i = i + 1 for local `slot`. */
-static void emit_increment(s32 slot)
+/* Pushes `local op k`. */
+static void emit_local_const(s32 local, enum op op, s32 k)
 {
-	emit1(OP_LOAD, slot);
-	emit1(OP_PUSH, 1);
-	emit(OP_ADD);
-	emit1(OP_STORE, slot);
+	emit1(OP_LOAD, local);
+	emit1(OP_PUSH, k);
+	emit(op);
+}
+
+/* Pushes `a op b` for locals a and b. */
+static void emit_locals(s32 a, enum op op, s32 b)
+{
+	emit1(OP_LOAD, a);
+	emit1(OP_LOAD, b);
+	emit(op);
+}
+
+/* local = k. */
+static void emit_set(s32 local, s32 k)
+{
+	emit1(OP_PUSH, k);
+	emit1(OP_STORE, local);
+}
+
+/* local = local + 1. */
+static void emit_increment(s32 local)
+{
+	emit_local_const(local, OP_ADD, 1);
+	emit1(OP_STORE, local);
 }
 
 /* sieve(limit): the number of primes below limit. Locals: 0 limit, 1 i, 2 j, 3 count. */
 static u32 assemble_sieve(void)
 {
 	u32 entry = code_len;
-	emit1(OP_PUSH, 0);
-	emit1(OP_STORE, 1);
+	emit_set(1, 0);
 	s32 init = here();
-	emit1(OP_LOAD, 1);
-	emit1(OP_LOAD, 0);
-	emit(OP_LTU);
+	emit_locals(1, OP_LTU, 0);
 	u32 init_done = emit1(OP_JZ, 0);
-	emit1(OP_LOAD, 1);
-	emit1(OP_PUSH, 1);
-	emit(OP_HSTORE);
+	emit_local_const(1, OP_HSTORE, 1); /* heap[i] = 1 */
 	emit_increment(1);
 	emit1(OP_JMP, init);
 	patch(init_done);
-	emit1(OP_PUSH, 2);
-	emit1(OP_STORE, 1);
+	emit_set(1, 2);
 	s32 outer = here();
-	emit1(OP_LOAD, 1);
-	emit1(OP_LOAD, 1);
-	emit(OP_MUL);
+	emit_locals(1, OP_MUL, 1);
 	emit1(OP_LOAD, 0);
 	emit(OP_LTU);
 	u32 outer_done = emit1(OP_JZ, 0);
 	emit1(OP_LOAD, 1);
 	emit(OP_HLOAD);
 	u32 not_prime = emit1(OP_JZ, 0);
-	emit1(OP_LOAD, 1);
-	emit1(OP_LOAD, 1);
-	emit(OP_MUL);
+	emit_locals(1, OP_MUL, 1);
 	emit1(OP_STORE, 2);
 	s32 inner = here();
-	emit1(OP_LOAD, 2);
-	emit1(OP_LOAD, 0);
-	emit(OP_LTU);
+	emit_locals(2, OP_LTU, 0);
 	u32 inner_done = emit1(OP_JZ, 0);
-	emit1(OP_LOAD, 2);
-	emit1(OP_PUSH, 0);
-	emit(OP_HSTORE);
-	emit1(OP_LOAD, 2);
-	emit1(OP_LOAD, 1);
-	emit(OP_ADD);
+	emit_local_const(2, OP_HSTORE, 0); /* heap[j] = 0 */
+	emit_locals(2, OP_ADD, 1);
 	emit1(OP_STORE, 2);
 	emit1(OP_JMP, inner);
 	patch(inner_done);
@@ -187,14 +192,10 @@ static u32 assemble_sieve(void)
 	emit_increment(1);
 	emit1(OP_JMP, outer);
 	patch(outer_done);
-	emit1(OP_PUSH, 0);
-	emit1(OP_STORE, 3);
-	emit1(OP_PUSH, 2);
-	emit1(OP_STORE, 1);
+	emit_set(3, 0);
+	emit_set(1, 2);
 	s32 count = here();
-	emit1(OP_LOAD, 1);
-	emit1(OP_LOAD, 0);
-	emit(OP_LTU);
+	emit_locals(1, OP_LTU, 0);
 	u32 count_done = emit1(OP_JZ, 0);
 	emit1(OP_LOAD, 3);
 	emit1(OP_LOAD, 1);
@@ -213,20 +214,14 @@ static u32 assemble_sieve(void)
 static u32 assemble_fib(void)
 {
 	u32 entry = code_len;
-	emit1(OP_LOAD, 0);
-	emit1(OP_PUSH, 2);
-	emit(OP_LTU);
+	emit_local_const(0, OP_LTU, 2);
 	u32 recurse = emit1(OP_JZ, 0);
 	emit1(OP_LOAD, 0);
 	emit(OP_RET);
 	patch(recurse);
-	emit1(OP_LOAD, 0);
-	emit1(OP_PUSH, 1);
-	emit(OP_SUB);
+	emit_local_const(0, OP_SUB, 1);
 	emit1(OP_CALL, (s32)entry);
-	emit1(OP_LOAD, 0);
-	emit1(OP_PUSH, 2);
-	emit(OP_SUB);
+	emit_local_const(0, OP_SUB, 2);
 	emit1(OP_CALL, (s32)entry);
 	emit(OP_ADD);
 	emit(OP_RET);
@@ -237,37 +232,25 @@ static u32 assemble_fib(void)
 static u32 assemble_collatz(void)
 {
 	u32 entry = code_len;
-	emit1(OP_PUSH, 0);
-	emit1(OP_STORE, 2);
-	emit1(OP_PUSH, 1);
-	emit1(OP_STORE, 1);
+	emit_set(2, 0);
+	emit_set(1, 1);
 	s32 outer = here();
-	emit1(OP_LOAD, 1);
-	emit1(OP_LOAD, 0);
-	emit(OP_LTU);
+	emit_locals(1, OP_LTU, 0);
 	u32 done = emit1(OP_JZ, 0);
 	emit1(OP_LOAD, 1);
 	emit1(OP_STORE, 3);
 	s32 step = here();
-	emit1(OP_LOAD, 3);
-	emit1(OP_PUSH, 1);
-	emit(OP_EQ);
+	emit_local_const(3, OP_EQ, 1);
 	u32 reached_one = emit1(OP_JNZ, 0);
-	emit1(OP_LOAD, 3);
-	emit1(OP_PUSH, 1);
-	emit(OP_AND);
+	emit_local_const(3, OP_AND, 1);
 	u32 even = emit1(OP_JZ, 0);
-	emit1(OP_LOAD, 3);
-	emit1(OP_PUSH, 3);
-	emit(OP_MUL);
+	emit_local_const(3, OP_MUL, 3);
 	emit1(OP_PUSH, 1);
 	emit(OP_ADD);
 	emit1(OP_STORE, 3);
 	u32 counted = emit1(OP_JMP, 0);
 	patch(even);
-	emit1(OP_LOAD, 3);
-	emit1(OP_PUSH, 1);
-	emit(OP_SHR);
+	emit_local_const(3, OP_SHR, 1);
 	emit1(OP_STORE, 3);
 	patch(counted);
 	emit_increment(2);
