@@ -5,9 +5,10 @@
 //! Instruction counts come from callgrind (exactly repeatable here); wall time only from
 //! interleaved A/B pairs within one run, reported as a median ratio with its interquartile range
 //! and the number of pairs each side won. A sample whose recompiled output differs from its oracle's
-//! is an error, never a number. [`run`] measures, [`write_outputs`] writes the Markdown table, the
-//! JSON file and the SVG chart.
+//! is an error, never a number. [`run`] measures a suite, [`write_outputs`] writes the Markdown
+//! table, the JSON file and the SVG chart; [`compare`] sets two generations of one recipe side by side.
 
+mod compare;
 mod measure;
 mod report;
 mod stats;
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use compare::{Comparison, compare};
 pub use measure::{elf64_text_size, parse_callgrind_total};
 pub use report::{ConfigResult, Machine, QemuResult, Report, SampleResult, Summary, Tool, markdown};
 pub use stats::{Pair, PairSummary, quantile};
@@ -355,7 +357,12 @@ fn check_same_code(rpt: &Path, elf: &Path, recipe: &Path, dir: &Path) -> Result<
 }
 
 /// Interleaved pairs, A then B and B then A alternately, until the rule is met.
-fn time_pairs(a: &Invocation, b: &Invocation, input: &Path, rule: PairRule) -> Result<Vec<Pair>, BenchError> {
+pub(crate) fn time_pairs(
+    a: &Invocation,
+    b: &Invocation,
+    input: &Path,
+    rule: PairRule,
+) -> Result<Vec<Pair>, BenchError> {
     let mut pairs = Vec::new();
     while pairs.len() < rule.max {
         let a_first = pairs.len() % 2 == 0;
