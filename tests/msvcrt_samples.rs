@@ -26,8 +26,10 @@ enum NativeOutput {
 
 /// One sample: how it is run and what its oracles are.
 struct Sample {
-    /// The name in tests/guests/x86/msvcrt (NAME.c, NAME.exe) and recipes/msvcrt-NAME.ron.
+    /// The name in tests/guests/x86/msvcrt (NAME.c, NAME.exe).
     name: &'static str,
+    /// The recipe, relative to the workspace root.
+    recipe: &'static str,
     args: &'static [&'static str],
     stdin: &'static [u8],
     env: &'static [(&'static str, &'static str)],
@@ -37,6 +39,7 @@ struct Sample {
 
 const INT_WORK: Sample = Sample {
     name: "int_work",
+    recipe: "recipes/msvcrt-int-work.ron",
     args: &["one", "two"],
     stdin: b"",
     env: &[],
@@ -46,6 +49,7 @@ const INT_WORK: Sample = Sample {
 
 const STDIO_STRINGS: Sample = Sample {
     name: "stdio_strings",
+    recipe: "recipes/msvcrt-stdio-strings.ron",
     args: &["alpha", "two words"],
     stdin: b"10 apples and\n  20 pears\n\n-5 x y z\n",
     env: &[("RPT_SAMPLE_NAME", "rpt")],
@@ -55,6 +59,7 @@ const STDIO_STRINGS: Sample = Sample {
 
 const PRINTF_FLOAT: Sample = Sample {
     name: "printf_float",
+    recipe: "recipes/msvcrt-printf-float.ron",
     args: &[],
     stdin: b"",
     env: &[],
@@ -64,6 +69,7 @@ const PRINTF_FLOAT: Sample = Sample {
 
 const PRINTF_QUIRKS: Sample = Sample {
     name: "printf_quirks",
+    recipe: "recipes/msvcrt-printf-quirks.ron",
     args: &[],
     stdin: b"",
     env: &[],
@@ -73,11 +79,46 @@ const PRINTF_QUIRKS: Sample = Sample {
 
 const QSORT_MINGW: Sample = Sample {
     name: "qsort_mingw",
+    recipe: "recipes/msvcrt-qsort-mingw.ron",
     args: &[],
     stdin: b"",
     env: &[],
     native: NativeOutput::Same,
     exit_code: 3,
+};
+
+/// mandelbrot at the 64-bit precision mingw's start-up sets; `%.17g` of a tiny value shows
+/// msvcrt's three exponent digits.
+const X87_MANDEL: Sample = Sample {
+    name: "x87_mandel",
+    recipe: "recipes/x87-mandel.ron",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::ThreeDigitExponents,
+    exit_code: 0,
+};
+
+/// n-body, a matrix product and an FFT, printed by mingw's own (x87-using) printf.
+const X87_PHYSICS: Sample = Sample {
+    name: "x87_physics",
+    recipe: "recipes/x87-physics.ron",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::Same,
+    exit_code: 0,
+};
+
+/// A ray tracer run at 53-bit precision (it loads the control word itself), with msvcrt's sqrt.
+const X87_RAY53: Sample = Sample {
+    name: "x87_ray53",
+    recipe: "recipes/x87-ray53.ron",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::Same,
+    exit_code: 0,
 };
 
 fn samples_dir() -> PathBuf {
@@ -107,13 +148,22 @@ fn run_with_input(mut cmd: Command, sample: &Sample, cwd: &Path) -> Output {
     child.wait_with_output().expect("wait for the program")
 }
 
+const SSE_FLOAT: Sample = Sample {
+    name: "sse_float",
+    recipe: "recipes/sse-float.ron",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::CrLfLineEnds,
+    exit_code: 0,
+};
+
 /// The recompiled program's run: `rpt run` with the sandbox in a fresh directory.
 fn run_rpt(sample: &Sample) -> (Output, PathBuf) {
     let sandbox = tempfile::tempdir().expect("tempdir").keep();
-    let recipe = format!("recipes/msvcrt-{}.ron", sample.name.replace('_', "-"));
     let mut cmd = Command::new(rpt_binary());
     cmd.arg("run")
-        .arg(workspace_root().join(&recipe))
+        .arg(workspace_root().join(sample.recipe))
         .arg("--gen-dir")
         .arg(scratch().join("gen"))
         .arg("--cache-dir")
@@ -283,6 +333,13 @@ fn printf_of_doubles_formatted_exactly_as_msvcrt_does() {
     check_sample(&PRINTF_FLOAT);
 }
 
+/// Scalar SSE2 (docs/sse.md): the MXCSR rounding modes, NaNs, min/max and conversions, printed
+/// as bit patterns, must be what this CPU computes natively and under Wine.
+#[test]
+fn scalar_sse2_float_work_matches_the_cpu() {
+    check_sample(&SSE_FLOAT);
+}
+
 /// msvcrt's own ways (ties away from zero, "1.#INF", %p, the 0 flag on strings, _snprintf's -1)
 /// have no glibc counterpart, so this sample is compared with Wine alone.
 #[test]
@@ -301,48 +358,10 @@ fn printf_quirks_that_only_msvcrt_has() {
 
 /// mingw's own printf (guest code: `__mingw_pformat` and its `__pformat_*` helpers) moves and
 /// classifies the value through the x87 (`fld` m32/m64/m80, `fstp` m64/m80/st(0), `fxam`,
-/// `fnstsw ax`), which the x86 lifter gains with the x87 work. Until it can lift them,
-/// recompiling fails, and this test checks that x87 instructions are the only thing missing;
-/// once they lift, the full three-way comparison runs.
+/// `fnstsw ax`, `fldcw`, `fistp`, `fcomip`, ...): the full three-way comparison of the lifted x87.
 #[test]
 fn qsort_callbacks_with_mingw_printf() {
-    let recipe = workspace_root().join("recipes/msvcrt-qsort-mingw.ron");
-    let probe = Command::new(rpt_binary())
-        .arg("recompile")
-        .arg(&recipe)
-        .arg("--gen-dir")
-        .arg(scratch().join("gen"))
-        .arg("--cache-dir")
-        .arg(scratch().join("cache"))
-        .env("CI", "1")
-        .output()
-        .expect("rpt runs");
-    if probe.status.success() {
-        check_sample(&QSORT_MINGW);
-        return;
-    }
-    let stderr = stderr_of(&probe);
-    let unliftable: Vec<&str> = stderr.lines().filter(|l| l.contains("cannot lift `")).collect();
-    assert!(
-        !unliftable.is_empty(),
-        "recompiling failed for another reason:\n{stderr}"
-    );
-    for line in &unliftable {
-        let insn = line.split("cannot lift `").nth(1).unwrap_or_default();
-        assert!(
-            insn.starts_with('f') || insn.starts_with("wait"),
-            "only x87 instructions may be missing, not:\n{line}"
-        );
-    }
-    // The oracles must still agree, so the sample is right even before rpt can run it.
-    let wine = run_wine(&QSORT_MINGW);
-    let native = run_native(&QSORT_MINGW);
-    assert_eq!(wine.status.code(), Some(QSORT_MINGW.exit_code), "{}", stderr_of(&wine));
-    same_text(
-        "qsort_mingw: Wine against the native build",
-        &wine.stdout,
-        &native.stdout,
-    );
+    check_sample(&QSORT_MINGW);
 }
 
 #[test]
@@ -496,4 +515,19 @@ fn math_imports_are_a_clear_link_error_on_a_host_without_libm() {
         .collect();
     missing.sort_unstable();
     assert_eq!(missing, ["rpt_win32_msvcrt_floor", "rpt_win32_msvcrt_sin"], "{stderr}");
+}
+
+#[test]
+fn x87_mandelbrot_at_64_bit_precision() {
+    check_sample(&X87_MANDEL);
+}
+
+#[test]
+fn x87_nbody_matrix_fft_with_mingw_printf() {
+    check_sample(&X87_PHYSICS);
+}
+
+#[test]
+fn x87_ray_tracer_at_53_bit_precision() {
+    check_sample(&X87_RAY53);
 }

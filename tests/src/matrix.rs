@@ -130,6 +130,18 @@ fn first_difference(expected: &[u8], actual: &[u8]) -> String {
 /// Recompiles and runs `sample` for `host` with `rpt run`, generations and objects kept in the
 /// given directories, and judges it against `expected`.
 pub fn run_on_host(sample: &Sample, host: &str, expected: &Behaviour, gen_dir: &Path, cache_dir: &Path) -> Verdict {
+    run_with(sample, host, &[], expected, gen_dir, cache_dir)
+}
+
+/// [`run_on_host`] with extra `rpt run` options (such as `--passes flag-abi`).
+pub fn run_with(
+    sample: &Sample,
+    host: &str,
+    options: &[&str],
+    expected: &Behaviour,
+    gen_dir: &Path,
+    cache_dir: &Path,
+) -> Verdict {
     let gen_dir = gen_dir.display().to_string();
     let cache_dir = cache_dir.display().to_string();
     let mut argv: Vec<&str> = vec![
@@ -142,6 +154,7 @@ pub fn run_on_host(sample: &Sample, host: &str, expected: &Behaviour, gen_dir: &
         "--cache-dir",
         &cache_dir,
     ];
+    argv.extend_from_slice(options);
     if !sample.args.is_empty() {
         argv.push("--");
         argv.extend(sample.args.iter().map(String::as_str));

@@ -1,8 +1,15 @@
-//! The pass interface: a named, parameterised transform of lifted functions.
+//! The pass interface: a named, parameterised transform of lifted functions, optionally preceded by
+//! an analysis of the whole program (DESIGN.md §4).
+//!
+//! A whole-program pass runs in two steps. [`PassPlugin::analyze`] sees every function as the
+//! earlier passes left it and returns a [`ProgramAnalysis`]: for each function, the facts its
+//! transform needs, encoded by the pass, and a report for the manifest. [`PassPlugin::run`] then
+//! transforms each function with only its own facts. The core caches each function's transform on
+//! those bytes, so an edit that leaves a function's facts unchanged does not transform it again.
 
 use std::collections::BTreeMap;
 
-use rpt_ir::{Function, StateDesc};
+use rpt_ir::{Function, GuestAddr, HelperDecl, Program, StateDesc};
 
 use crate::PluginInfo;
 
@@ -36,12 +43,46 @@ pub enum PassError {
     Failed(String),
 }
 
+/// What a whole-program analysis leaves for the transforms and for the generation's manifest.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ProgramAnalysis {
+    /// Per function, the facts its transform needs, in the pass's own encoding. A function that is
+    /// absent gets empty facts.
+    pub facts: BTreeMap<GuestAddr, Vec<u8>>,
+    /// A human-readable report, written into the manifest's `pass_reports` and printed by
+    /// `rpt recompile --report`; it must be a pure function of the program (sorted, no addresses of
+    /// host memory), so generations can be diffed by it.
+    pub report: String,
+}
+
+/// What a pass sees besides the function it transforms.
+#[derive(Clone, Copy, Debug)]
+pub struct FunctionContext<'a> {
+    /// The guest's register file.
+    pub state: &'a StateDesc,
+    /// The program's runtime helpers, with their declared effects.
+    pub helpers: &'a BTreeMap<String, HelperDecl>,
+    /// This function's facts from the pass's own [`PassPlugin::analyze`] (empty for a pass without
+    /// one, or for a function the analysis left none).
+    pub facts: &'a [u8],
+}
+
 /// An optimisation or analysis pass over lifted functions.
 pub trait PassPlugin: Send + Sync {
     /// Name, version and source hash.
     fn info(&self) -> PluginInfo;
     /// Checks parameters before any function is transformed, so a recipe typo fails early.
     fn check_params(&self, params: &PassParams) -> Result<(), PassError>;
+    /// Analyses the whole program before any function is transformed; `None` (the default) for a
+    /// pass that works on each function alone.
+    ///
+    /// `program` holds every lifted function as the passes before this one left it; functions the
+    /// recipe overrides with C are not among them but are listed in `program.externs`, since, like
+    /// platform imports, they are code the analysis cannot see.
+    fn analyze(&self, program: &Program, params: &PassParams) -> Result<Option<ProgramAnalysis>, PassError> {
+        let _ = (program, params);
+        Ok(None)
+    }
     /// Transforms one function in place.
-    fn run(&self, func: &mut Function, state: &StateDesc, params: &PassParams) -> Result<(), PassError>;
+    fn run(&self, func: &mut Function, cx: &FunctionContext<'_>, params: &PassParams) -> Result<(), PassError>;
 }

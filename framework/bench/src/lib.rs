@@ -266,10 +266,7 @@ fn measure_sample(
     let mut reference_binary = None;
     for config in &suite.configurations {
         progress(&format!("{}: recompiling ({})", sample.name, config.name));
-        let passes = ron::to_string(&config.passes).map_err(|e| BenchError::Suite {
-            path: options.suite.clone(),
-            message: format!("configuration `{}`: {e}", config.name),
-        })?;
+        let passes = config.passes.join(",");
         // Each configuration starts from an empty cache, so its compile time is a real one.
         let _ = std::fs::remove_dir_all(&cache_dir);
         let built = measure::recompile(&options.rpt, &recipe, &passes, &gen_dir, &cache_dir, dir)?;

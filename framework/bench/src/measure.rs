@@ -175,7 +175,7 @@ pub struct Recompile {
 pub fn recompile(
     rpt: &Path,
     recipe: &Path,
-    passes_ron: &str,
+    passes: &str,
     gen_dir: &Path,
     cache_dir: &Path,
     scratch: &Path,
@@ -193,8 +193,7 @@ pub fn recompile(
         recipe.into(),
         "--progress".into(),
         "never".into(),
-        "--passes".into(),
-        passes_ron.into(),
+        format!("--passes={passes}").into(),
         "--gen-dir".into(),
         gen_dir.into(),
         "--cache-dir".into(),

@@ -2,7 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use rpt_recipe::PassConfig;
 use serde::{Deserialize, Serialize};
 
 use crate::BenchError;
@@ -53,8 +52,9 @@ impl Default for PairRule {
 pub struct Configuration {
     /// Its name in tables (`baseline`, `flag-abi`, ...).
     pub name: String,
-    /// The pass list that replaces the recipe's (empty: no passes).
-    pub passes: Vec<PassConfig>,
+    /// The passes, by name and in order, that replace the recipe's (empty: no passes); they run
+    /// with their default parameters (`rpt recompile --passes`).
+    pub passes: Vec<String>,
 }
 
 /// One guest program to measure.

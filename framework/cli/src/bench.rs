@@ -106,6 +106,7 @@ fn versus(args: &BenchArgs, recipe: &std::path::Path, vs: &str) -> Result<()> {
         cache_dir: None,
         progress: ProgressMode::Auto,
         passes: None,
+        report: false,
         stats: None,
     })?;
     if built.host.info().name != "x86-64" {

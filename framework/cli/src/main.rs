@@ -55,11 +55,15 @@ pub struct RecompileArgs {
     /// Progress bars.
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
     pub progress: ProgressMode,
-    /// Replace the recipe's pass list by this RON list, e.g. `[(name: "flag-abi")]` (`[]`: no passes);
-    /// `rpt bench` builds its configurations this way.
-    #[arg(long, value_name = "RON")]
-    pub passes: Option<String>,
-    /// Write what the recompile cost and produced (times, functions, binary) to this RON file.
+    /// Run these passes instead of the recipe's (comma-separated, in order; an empty list runs
+    /// none), as if the recipe listed them without parameters. The generation's digest follows.
+    #[arg(long, value_delimiter = ',')]
+    pub passes: Option<Vec<String>>,
+    /// Print the passes' reports (such as the flag-ABI audit), which the manifest also records.
+    #[arg(long)]
+    pub report: bool,
+    /// Write what the recompile cost and produced (times, functions, binary) to this RON file
+    /// (`rpt bench` reads it).
     #[arg(long, value_name = "FILE")]
     pub stats: Option<PathBuf>,
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 use rpt_api::{CEnvironment, HostPlugin, Purpose, SourceFile};
 use rpt_archive::{Manifest, PassEntry, PluginEntry, hash_bytes, hash_files};
 use rpt_build::{CompileJob, ObjectCache, Toolchain};
@@ -60,16 +60,13 @@ fn format_duration(d: Duration) -> String {
 pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     let recipe_path = &args.recipe;
     let loaded = rpt_recipe::load(recipe_path)?;
-    let mut recipe = loaded.recipe.clone();
-    if let Some(passes) = &args.passes {
-        recipe.passes =
-            ron::from_str(passes).with_context(|| format!("--passes {passes}: not a RON list of passes"))?;
-    }
+    let recipe = loaded.recipe.clone();
     let name = recipe_path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .ok_or_else(|| anyhow!("{}: a recipe file needs a name", recipe_path.display()))?;
     let registry = builtin::registry();
+    let recipe = select_passes(recipe, args)?;
     let (recipe, host) = select_host(recipe_path, recipe, args, &registry)?;
     let host_name = recipe.host.clone();
     rpt_build::check_requirements(&host_name, &host.plugin.requirements(), Purpose::Build)?;
@@ -253,7 +250,7 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
         ldflags: settings.ldflags.clone(),
         plugins,
         passes,
-        pass_reports: Default::default(),
+        pass_reports: generation.pass_reports.clone(),
         recipe_form: rpt_recipe::canonical_form(&recipe, &recipe.image_sha256)
             .lines()
             .map(str::to_string)
@@ -298,10 +295,38 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     for note in &generation.notes {
         eprintln!("  note at {:#010x}: {}", note.addr.0, note.message);
     }
+    if args.report {
+        for (pass, report) in &generation.pass_reports {
+            eprintln!("  report of pass {pass}:");
+            for line in report.lines() {
+                eprintln!("    {line}");
+            }
+        }
+    }
     Ok(Recompiled {
         binary,
         host: host.plugin,
     })
+}
+
+/// The recipe with `--passes` in place of its own passes, if given.
+fn select_passes(mut recipe: rpt_recipe::Recipe, args: &RecompileArgs) -> Result<rpt_recipe::Recipe> {
+    let Some(names) = &args.passes else {
+        return Ok(recipe);
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    recipe.passes = Vec::new();
+    for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+        if !seen.insert(name) {
+            bail!("--passes names `{name}` twice");
+        }
+        recipe.passes.push(rpt_recipe::PassConfig {
+            name: name.to_string(),
+            enabled: true,
+            params: Default::default(),
+        });
+    }
+    Ok(recipe)
 }
 
 /// The recipe as this run builds it, and its resolved host.

@@ -9,7 +9,7 @@ use rpt_ir::GuestAddr;
 use crate::queries::{ProgramFacts, guest_plugin};
 use crate::{
     CoreError, FunctionId, RptDb, Session, cpu_header, function_c, function_table_c, image_c, lifted_function,
-    listing_text, optimized_function, program_facts, shard_ir_text, shard_text,
+    listing_text, optimized_function, pass_reports, program_facts, shard_ir_text, shard_text,
 };
 
 /// A step of generation, for progress and timings.
@@ -72,6 +72,8 @@ pub struct Generation {
     pub stats: GenerationStats,
     /// Non-fatal diagnostics from discovery and lifting, in address order.
     pub notes: Vec<rpt_api::Diagnostic>,
+    /// The reports of whole-program pass analyses (such as the flag-ABI audit), by pass name.
+    pub pass_reports: std::collections::BTreeMap<String, String>,
 }
 
 /// Progress callback: stage, items done, items in all.
@@ -233,5 +235,6 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
         compile_units,
         stats,
         notes,
+        pass_reports: pass_reports(db, s).clone()?,
     })
 }

@@ -9,7 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use rpt_api::{
-    Diagnostic, GuestImage, GuestOptions, GuestPlugin, LiftResult, MemoryModel, ParamValue, PassParams, Seeds,
+    Diagnostic, GuestImage, GuestOptions, GuestPlugin, LiftResult, MemoryModel, ParamValue, PassParams,
+    ProgramAnalysis, Seeds,
 };
 use rpt_emit_c::{EmitContext, EmittedFunction};
 use rpt_ir::print::function_to_string;
@@ -170,31 +171,126 @@ fn params(params: &BTreeMap<String, rpt_recipe::ParamValue>) -> BTreeMap<String,
 /// One function after the recipe's passes, verified after each pass.
 #[salsa::tracked(returns(ref))]
 pub fn optimized_function<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> Result<Arc<Function>, CoreError> {
-    let lifted = lifted_function(db, s, f).clone()?;
-    let facts = program_facts(db, s).clone()?;
-    let mut func = lifted.function.clone();
-    let entry = func.entry;
-    for config in enabled_passes(db, s) {
-        let pass = db.registry().pass(&config.name).ok_or_else(|| CoreError::UnknownPass {
+    function_after_passes(db, s, f, enabled_passes(db, s).len() as u32).clone()
+}
+
+/// The registered pass behind the recipe's `index`th enabled pass, with its parameters.
+fn pass_at(
+    db: &dyn Db,
+    s: Session,
+    index: u32,
+) -> Result<(String, Arc<dyn rpt_api::PassPlugin>, PassParams), CoreError> {
+    let passes = enabled_passes(db, s);
+    let Some(config) = passes.get(index as usize) else {
+        return Err(CoreError::Pass {
+            pass: format!("#{index}"),
+            function: GuestAddr(0),
+            message: "no such pass in the recipe".to_string(),
+        });
+    };
+    let pass = db
+        .registry()
+        .pass(&config.name)
+        .cloned()
+        .ok_or_else(|| CoreError::UnknownPass {
             name: config.name.clone(),
             known: none_if_empty(db.registry().pass_names()),
         })?;
-        let params: PassParams = params(&config.params);
-        let fail = |message: String| CoreError::Pass {
-            pass: config.name.clone(),
-            function: entry,
-            message,
-        };
-        pass.run(&mut func, &facts.state, &params)
-            .map_err(|e| fail(e.to_string()))?;
-        verify(&func, &facts).map_err(|errors| {
-            fail(format!(
-                "the result does not verify:\n{errors}\n{}",
-                function_to_string(&func, &facts.state)
-            ))
-        })?;
+    Ok((config.name.clone(), pass, params(&config.params)))
+}
+
+/// One function after the first `done` enabled passes (0: as lifted), verified after each.
+#[salsa::tracked(returns(ref))]
+pub fn function_after_passes<'db>(
+    db: &'db dyn Db,
+    s: Session,
+    f: FunctionId<'db>,
+    done: u32,
+) -> Result<Arc<Function>, CoreError> {
+    if done == 0 {
+        return Ok(Arc::new(lifted_function(db, s, f).clone()?.function.clone()));
     }
+    let index = done - 1;
+    let before = function_after_passes(db, s, f, index).clone()?;
+    let (name, pass, params) = pass_at(db, s, index)?;
+    let facts = program_facts(db, s).clone()?;
+    let own_facts = function_facts(db, s, f, index).clone()?;
+    let mut func = before.as_ref().clone();
+    let entry = func.entry;
+    let fail = |message: String| CoreError::Pass {
+        pass: name.clone(),
+        function: entry,
+        message,
+    };
+    let cx = rpt_api::FunctionContext {
+        state: &facts.state,
+        helpers: &facts.helpers,
+        facts: &own_facts,
+    };
+    pass.run(&mut func, &cx, &params).map_err(|e| fail(e.to_string()))?;
+    verify(&func, &facts).map_err(|errors| {
+        fail(format!(
+            "the result does not verify:\n{errors}\n{}",
+            function_to_string(&func, &facts.state)
+        ))
+    })?;
     Ok(Arc::new(func))
+}
+
+/// The whole-program analysis of the recipe's `index`th enabled pass (`None` for a pass that has
+/// none), over every function as the passes before it left it. Overridden functions are left out
+/// and listed as externs: the code that runs there is the override's C, which no pass can see.
+#[salsa::tracked(returns(ref))]
+pub fn program_analysis(db: &dyn Db, s: Session, index: u32) -> Result<Option<Arc<ProgramAnalysis>>, CoreError> {
+    let (name, pass, params) = pass_at(db, s, index)?;
+    let facts = program_facts(db, s).clone()?;
+    let overrides = recipe_overrides(db, s);
+    let mut program = rpt_ir::Program::new(facts.state.clone());
+    program.helpers = facts.helpers.clone();
+    program.externs = facts.externs.clone();
+    program.address_taken = facts.address_taken.clone();
+    for &addr in &facts.functions {
+        if let Some(over) = overrides.get(&addr) {
+            program.externs.insert(addr, over.c_symbol.clone());
+            continue;
+        }
+        let func = function_after_passes(db, s, FunctionId::new(db, addr), index).clone()?;
+        program.functions.insert(addr, func.as_ref().clone());
+    }
+    let analysis = pass.analyze(&program, &params).map_err(|e| CoreError::Pass {
+        pass: name,
+        function: facts.entry,
+        message: format!("whole-program analysis: {e}"),
+    })?;
+    Ok(analysis.map(Arc::new))
+}
+
+/// One function's share of a whole-program analysis: what its transform by the `index`th pass is
+/// keyed on, so a function whose facts did not change is not transformed again.
+#[salsa::tracked(returns(ref))]
+pub fn function_facts<'db>(
+    db: &'db dyn Db,
+    s: Session,
+    f: FunctionId<'db>,
+    index: u32,
+) -> Result<Arc<[u8]>, CoreError> {
+    let analysis = program_analysis(db, s, index).clone()?;
+    Ok(analysis
+        .and_then(|a| a.facts.get(&f.addr(db)).map(|bytes| Arc::from(bytes.as_slice())))
+        .unwrap_or_else(|| Arc::from(&[][..])))
+}
+
+/// The reports of the recipe's whole-program analyses, by pass name (for the manifest).
+#[salsa::tracked(returns(ref))]
+pub fn pass_reports(db: &dyn Db, s: Session) -> Result<BTreeMap<String, String>, CoreError> {
+    let mut reports = BTreeMap::new();
+    for index in 0..enabled_passes(db, s).len() as u32 {
+        if let Some(analysis) = program_analysis(db, s, index).clone()? {
+            let (name, _, _) = pass_at(db, s, index)?;
+            reports.insert(name, analysis.report.clone());
+        }
+    }
+    Ok(reports)
 }
 
 fn none_if_empty(names: Vec<String>) -> String {

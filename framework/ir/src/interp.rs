@@ -5,8 +5,9 @@
 //! over speed. Floats: f32 and f64 arithmetic with round-to-nearest runs on the
 //! host's floats; directed and dynamic roundings and `fma` use the software
 //! floats of `rustc_apfloat` (dynamic rounding asks the [`Environment`] for the
-//! guest's mode). f80 arithmetic, vectors and rounded square roots other than
-//! to nearest report [`InterpError::Unsupported`] rather than guessing. NaN
+//! guest's mode); directed square roots correct the host's with an exact
+//! residual. f80 arithmetic and vectors report [`InterpError::Unsupported`]
+//! rather than guessing. NaN
 //! payloads of the software path may differ from a host's; guests that care
 //! (PowerPC) pick their NaNs explicitly.
 
@@ -520,6 +521,14 @@ impl<'p> Interpreter<'p> {
                 let mode = resolve_rounding(*rounding, env, &self.machine)?;
                 soft_fbinary(*op, mode, read(args[0])?, read(args[1])?)?
             }
+            InstKind::FUnary {
+                op: FUnaryOp::Fsqrt,
+                rounding,
+                arg,
+            } if *rounding != Rounding::Nearest => {
+                let mode = resolve_rounding(*rounding, env, &self.machine)?;
+                directed_sqrt(mode, read(*arg)?)?
+            }
             InstKind::FConvert { op, rounding, arg, to } if *rounding == Rounding::Dynamic => {
                 let mode = resolve_rounding(*rounding, env, &self.machine)?;
                 let x = read(*arg)?;
@@ -865,6 +874,49 @@ fn soft_fbinary(op: FBinaryOp, rounding: Rounding, a: Val, b: Val) -> Result<Val
             .to_bits() as u64,
         )),
         _ => float_unsupported(&format!("{}.{} on this type", op.name(), rounding.name())),
+    }
+}
+
+/// A square root rounded toward zero, +infinity or -infinity.
+///
+/// f64: the host's correctly rounded result, moved by one unit in the last place when the
+/// residual `x - r*r` (a fused multiply-add computes it exactly) shows it lies on the wrong side.
+/// Tiny inputs are scaled up by an even power of two first, so the residual cannot underflow.
+/// f32: the f64 square root narrowed in the directed mode; it is never a float unless the
+/// exact root is, so narrowing it rounds the exact root.
+fn directed_sqrt(rounding: Rounding, x: Val) -> Result<Val, InterpError> {
+    let round = soft_round(rounding)?;
+    let sqrt_f64 = |x: f64| -> f64 {
+        let r = x.sqrt();
+        if !r.is_finite() || r == 0.0 {
+            return r;
+        }
+        let (scaled, unscale) = if x < 2f64.powi(-900) {
+            (x * 2f64.powi(1000), 2f64.powi(-500))
+        } else {
+            (x, 1.0)
+        };
+        let r = scaled.sqrt();
+        let residual = (-r).mul_add(r, scaled);
+        // r is positive, so one step of its bit pattern is one ulp up or down.
+        let adjusted = match round {
+            Round::TowardPositive if residual > 0.0 => f64::from_bits(r.to_bits() + 1),
+            Round::TowardZero | Round::TowardNegative if residual < 0.0 => f64::from_bits(r.to_bits() - 1),
+            _ => r,
+        };
+        adjusted * unscale
+    };
+    match x {
+        Val::F64(b) => Ok(Val::F64(sqrt_f64(f64::from_bits(b)).to_bits())),
+        Val::F32(b) => {
+            let wide = f64::from(f32::from_bits(b)).sqrt();
+            let mut loses_info = false;
+            let narrowed: Single = Double::from_bits(u128::from(wide.to_bits()))
+                .convert_r(round, &mut loses_info)
+                .value;
+            Ok(Val::F32(narrowed.to_bits() as u32))
+        }
+        _ => float_unsupported(&format!("fsqrt.{} on this type", rounding.name())),
     }
 }
 

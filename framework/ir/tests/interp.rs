@@ -232,3 +232,43 @@ fn fma_rounds_once_and_directed_roundings_round_their_way() {
         Err(InterpError::Unsupported(_))
     ));
 }
+
+#[test]
+fn directed_square_roots_round_their_way() {
+    // sqrt(2) is inexact: toward zero and down give the host's nearest result (which lies below),
+    // up the next double. sqrt(4) is exact in every mode. z = sqrt(2) in the dynamic mode (up).
+    let p = parse_program(&format!(
+        "{FLOAT_STATE}function f_00000100 {{\nblock0:\n    v0: f64 = fconst 0x4000000000000000\n    v1: f64 = fsqrt.rz v0\n    set %x, v1\n    v2: f64 = fconst 0x4010000000000000\n    v3: f64 = fsqrt.ru v2\n    set %y, v3\n    v4: f64 = fsqrt.rdyn v0\n    set %z, v4\n    return\n}}\n"
+    ))
+    .expect("parses");
+    let mut it = Interpreter::new(&p);
+    it.run(GuestAddr(0x100), &mut Mode(rpt_ir::Rounding::Up)).expect("runs");
+    let get = |name: &str| it.machine.state.get(&p.state, p.state.find(name).expect("slot"));
+    let nearest = 2f64.sqrt();
+    assert!(nearest * nearest > 2.0, "the nearest double to sqrt(2) lies above it");
+    assert_eq!(get("x"), Val::F64(nearest.to_bits() - 1));
+    assert_eq!(get("y"), Val::F64(2f64.to_bits()));
+    assert_eq!(get("z"), Val::F64(nearest.to_bits()));
+}
+
+#[test]
+fn directed_square_roots_of_denormals_round_their_way() {
+    // sqrt of the smallest denormal double, 2^-1074, is 2^-537 exactly; of 2^-1073 it is
+    // 2^-536.5, inexact: toward zero and up must give neighbouring doubles (whose squares
+    // underflow, so an unscaled residual would be zero and hide the difference).
+    let p = parse_program(&format!(
+        "{FLOAT_STATE}function f_00000100 {{\nblock0:\n    v0: f64 = fconst 0x1\n    v1: f64 = fsqrt.rz v0\n    set %x, v1\n    v2: f64 = fconst 0x2\n    v3: f64 = fsqrt.rz v2\n    set %y, v3\n    v4: f64 = fsqrt.ru v2\n    set %z, v4\n    return\n}}\n"
+    ))
+    .expect("parses");
+    let mut it = Interpreter::new(&p);
+    it.run(GuestAddr(0x100), &mut NoEnvironment).expect("runs");
+    let get = |name: &str| match it.machine.state.get(&p.state, p.state.find(name).expect("slot")) {
+        Val::F64(b) => b,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(f64::from_bits(get("x")), 2f64.powi(-537));
+    let (down, up) = (get("y"), get("z"));
+    assert_eq!(up, down + 1, "rz and ru give neighbouring doubles");
+    let root = 2f64.powf(-536.5);
+    assert!(f64::from_bits(down) <= root && root <= f64::from_bits(up));
+}

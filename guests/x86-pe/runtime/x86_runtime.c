@@ -22,28 +22,16 @@
 void rpt_x86_platform_init(struct cpu *c, int argc, char **argv);
 void rpt_x86_platform_finish(struct cpu *c);
 
-/* The x87 hooks platforms call. x87 state is not modelled yet: no lifted instruction can read
- * st(0) or the x87 stack, so these have nothing to update; the x87 model fills them in. */
-void rpt_x86_set_st0_f64(struct cpu *c, double v);
-void rpt_x86_fpu_after_longjmp(struct cpu *c);
-
-/* Pushes v as the new st(0), as a cdecl function returning double leaves it. */
-void rpt_x86_set_st0_f64(struct cpu *c, double v)
-{
-	(void)c;
-	(void)v;
-}
-
-/* After a longjmp: the x87 stack is empty, as it is at every call under the i386 ABI. */
-void rpt_x86_fpu_after_longjmp(struct cpu *c)
-{
-	(void)c;
-}
+/* The x87 unit's state at start-up (x87.c). */
+void rpt_x86_fpu_init(struct cpu *c);
 
 void rpt_guest_init(struct cpu *c, int argc, char **argv)
 {
 	c->esp = RPT_X86_STACK_TOP;
 	c->df = 0;
+	/* MXCSR as Windows starts a process: exceptions masked, round to nearest. */
+	c->mxcsr = 0x1f80u;
+	rpt_x86_fpu_init(c);
 	rpt_x86_platform_init(c, argc, argv);
 	/* A return address of 0, as if the entry were called: an entry that returns ends the process with eax. */
 	c->esp -= 4;

@@ -19,6 +19,7 @@ mod lift;
 pub mod loader_pe;
 pub mod platform;
 pub mod state;
+pub mod x87;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -45,24 +46,32 @@ impl GuestPlugin for X86Pe {
         }
     }
 
-    /// No options are defined yet (the x87 value model will be the first), so any option is a typo.
+    /// `x87`: the x87 value model; only `"f80"` (exact, the default) exists (docs/x87.md).
     fn check_options(&self, options: &GuestOptions) -> Result<(), GuestError> {
-        match options.keys().next() {
-            None => Ok(()),
-            Some(name) => Err(GuestError::BadOption {
+        for (name, value) in options {
+            let why = match (name.as_str(), value) {
+                ("x87", rpt_api::ParamValue::Str(model)) if model == "f80" => continue,
+                ("x87", rpt_api::ParamValue::Str(model)) if model == "f64" => {
+                    "the f64 value model is not implemented yet; only \"f80\" (exact) is".to_string()
+                }
+                ("x87", _) => "the x87 value model is \"f80\"".to_string(),
+                _ => "the x86-pe guest has no such option".to_string(),
+            };
+            return Err(GuestError::BadOption {
                 name: name.clone(),
-                why: "the x86-pe guest has no such option".to_string(),
-            }),
+                why,
+            });
         }
+        Ok(())
     }
 
     fn state(&self, _options: &GuestOptions) -> StateDesc {
         state::state_desc()
     }
 
-    /// Lifted x86 integer code needs no runtime helpers: every instruction is plain IR.
+    /// The x87 helpers (integer code is plain IR).
     fn helpers(&self, _options: &GuestOptions) -> Vec<HelperDecl> {
-        Vec::new()
+        x87::helpers()
     }
 
     fn memory_model(&self) -> MemoryModel {

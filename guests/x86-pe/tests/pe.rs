@@ -334,8 +334,14 @@ fn externs_and_runtime_sources() {
         .expect("sources");
     let paths: Vec<&str> = sources.iter().map(|s| s.path.as_str()).collect();
     assert_eq!(
-        paths[..3],
-        ["guest/x86_runtime.c", "guest/win32_console.h", "guest/win32_console.c"]
+        paths[..5],
+        [
+            "guest/x86_runtime.c",
+            "guest/x87.c",
+            "guest/x87_soft.h",
+            "guest/win32_console.h",
+            "guest/win32_console.c"
+        ]
     );
     assert!(paths.iter().all(|p| p.starts_with("guest/")), "{paths:?}");
     assert!(X86Pe.info().hash.len() == 64 && X86Pe.info().name == "x86-pe");
@@ -368,4 +374,19 @@ fn the_lifted_sample_prints_what_the_native_build_prints() {
         String::from_utf8_lossy(&native.stdout)
     );
     assert_eq!(exit_code.map(|c| c as i32), native.status.code());
+}
+
+#[test]
+fn the_x87_option_names_the_value_model() {
+    use rpt_api::ParamValue;
+    let with = |name: &str, value: ParamValue| {
+        let options: rpt_api::GuestOptions = [(name.to_string(), value)].into_iter().collect();
+        X86Pe.check_options(&options)
+    };
+    assert_eq!(X86Pe.check_options(&Default::default()), Ok(()));
+    assert_eq!(with("x87", ParamValue::Str("f80".into())), Ok(()));
+    let f64_model = with("x87", ParamValue::Str("f64".into())).expect_err("f64 is not implemented");
+    assert!(f64_model.to_string().contains("not implemented"), "{f64_model}");
+    assert!(with("x87", ParamValue::Bool(true)).is_err());
+    assert!(with("sse", ParamValue::Str("f80".into())).is_err());
 }

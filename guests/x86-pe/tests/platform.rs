@@ -11,7 +11,7 @@ use std::process::Command;
 
 use rpt_api::{CEnvironment, GuestPlugin, HostPlugin, Runner, SourceFile};
 use rpt_guest_x86_pe::X86Pe;
-use rpt_guest_x86_pe::state::SLOTS;
+use rpt_guest_x86_pe::state::state_desc;
 
 /// `cpu.h` as docs/c-abi.md describes it: the memory model, the runtime header, `struct cpu`.
 fn cpu_header() -> String {
@@ -19,11 +19,29 @@ fn cpu_header() -> String {
         "#ifndef RPT_CPU_H\n#define RPT_CPU_H\n#define RPT_GUEST_ADDRESS_BITS 32\n#define RPT_GUEST_BIG_ENDIAN 0\n\
          #include \"runtime/rpt_runtime.h\"\nstruct cpu {\n",
     );
-    for (name, ty, _) in SLOTS {
-        let c = if ty == rpt_ir::Type::I32 { "uint32_t" } else { "uint8_t" };
-        out.push_str(&format!("\t{c} {name};\n"));
+    let c_type = |ty: rpt_ir::Type| match ty {
+        rpt_ir::Type::I64 => "uint64_t",
+        rpt_ir::Type::I32 => "uint32_t",
+        rpt_ir::Type::I16 => "uint16_t",
+        _ => "uint8_t",
+    };
+    for (_, slot) in state_desc().iter() {
+        let len = match slot.layout {
+            rpt_ir::SlotLayout::Array { len } => format!("[{len}]"),
+            _ => String::new(),
+        };
+        out.push_str(&format!("\t{} {}{len};\n", c_type(slot.ty), slot.name));
     }
-    out.push_str("};\n#endif\n");
+    out.push_str("};\n");
+    for h in rpt_guest_x86_pe::x87::helpers() {
+        let result = h.result.map_or("void", c_type);
+        out.push_str(&format!("{result} rpt_helper_{}(struct cpu *restrict c", h.name));
+        for (i, ty) in h.params.iter().enumerate() {
+            out.push_str(&format!(", {} a{i}", c_type(*ty)));
+        }
+        out.push_str(");\n");
+    }
+    out.push_str("#endif\n");
     out
 }
 

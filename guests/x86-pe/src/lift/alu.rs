@@ -35,6 +35,7 @@ pub(crate) fn select(insn: &Instruction) -> Option<Handler> {
             bt_rm
         }
         Mnemonic::Bsf if two => bsf_r_rm,
+        Mnemonic::Tzcnt if two => tzcnt_r_rm,
         Mnemonic::Bsr if two => bsr_r_rm,
         Mnemonic::Xadd if two => xadd_rm_r,
         Mnemonic::Cmpxchg if two => cmpxchg_rm_r,
@@ -212,6 +213,22 @@ fn bsf_r_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
 /// `bsr r, rm`: index of the highest set bit; zero source as for `bsf`.
 fn bsr_r_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
     bit_scan(lx, insn, true);
+}
+
+/// `tzcnt r, rm` (`rep bsf`, which mingw's string code uses): the trailing zero count, the width
+/// for zero; CF = source was zero, ZF = result is zero (CPUs without BMI1 run it as `bsf`; rpt
+/// follows the CPUs that have it, as this machine and the oracles do).
+fn tzcnt_r_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
+    let ty = dest_width(insn);
+    let src = lx.loc(insn, 1);
+    let x = lx.read(src, ty);
+    let count = lx.b.unary(UnaryOp::Ctz, x);
+    let source_zero = lx.b.icmp_imm(IntCC::Eq, x, 0);
+    let result_zero = lx.b.icmp_imm(IntCC::Eq, count, 0);
+    lx.b.set(CF, source_zero);
+    lx.b.set(ZF, result_zero);
+    let dst = lx.loc(insn, 0);
+    lx.write(dst, count);
 }
 
 fn bit_scan(lx: &mut Lifter<'_>, insn: &Instruction, reverse: bool) {

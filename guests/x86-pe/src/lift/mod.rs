@@ -25,7 +25,6 @@ mod alu;
 mod control;
 mod data;
 mod flags;
-mod fpu_control;
 pub(crate) mod jump_table;
 mod muldiv;
 mod operand;
@@ -33,7 +32,9 @@ mod operand;
 #[cfg(test)]
 pub(crate) use operand::TEB_ADDR;
 mod shift;
+mod sse;
 mod string;
+mod x87;
 
 use std::collections::BTreeMap;
 
@@ -79,14 +80,19 @@ pub(crate) fn classify(insn: &Instruction) -> Option<Kind> {
     if let Some(h) = string::select(insn) {
         return Some(Kind::Plain(h));
     }
+    if let Some(h) = sse::select(insn) {
+        return Some(Kind::Plain(h));
+    }
+    if let Some(h) = x87::select(insn) {
+        return Some(Kind::Plain(h));
+    }
     if !operand::operands_ok(insn) {
         return None;
     }
     let handler = data::select(insn)
         .or_else(|| alu::select(insn))
         .or_else(|| shift::select(insn))
-        .or_else(|| muldiv::select(insn))
-        .or_else(|| fpu_control::select(insn))?;
+        .or_else(|| muldiv::select(insn))?;
     Some(Kind::Plain(handler))
 }
 

@@ -44,7 +44,11 @@ pub struct Platform {
 pub const PLATFORMS: &[Platform] = &[win32_console::PLATFORM];
 
 /// The guest's own C part, shared by every platform.
-const GUEST_RUNTIME: (&str, &str) = ("guest/x86_runtime.c", include_str!("../../runtime/x86_runtime.c"));
+const GUEST_RUNTIME: [(&str, &str); 3] = [
+    ("guest/x86_runtime.c", include_str!("../../runtime/x86_runtime.c")),
+    ("guest/x87.c", include_str!("../../runtime/x87.c")),
+    ("guest/x87_soft.h", include_str!("../../runtime/x87_soft.h")),
+];
 
 /// Looks a platform up by name.
 pub fn find(name: &str) -> Result<&'static Platform, GuestError> {
@@ -104,7 +108,8 @@ pub fn externs(image: &GuestImage, platform: &str) -> Result<BTreeMap<GuestAddr,
 /// The guest's C part and the platform's C files.
 pub fn runtime_sources(platform: &str) -> Result<Vec<SourceFile>, GuestError> {
     let p = find(platform)?;
-    Ok(std::iter::once(GUEST_RUNTIME)
+    Ok(GUEST_RUNTIME
+        .into_iter()
         .chain(p.c_files.iter().copied())
         .map(|(path, contents)| SourceFile {
             path: path.to_string(),

@@ -98,7 +98,11 @@ pub fn lift_verified(image: &GuestImage, entry: GuestAddr, functions: &BTreeSet<
         .copied()
         .chain(image.imports.iter().map(|i| i.thunk))
         .collect();
-    let helpers = BTreeMap::new();
+    let helpers: BTreeMap<String, rpt_ir::HelperDecl> = plugin
+        .helpers(&Default::default())
+        .into_iter()
+        .map(|h| (h.name.clone(), h))
+        .collect();
     let ctx = VerifyContext {
         state: &state,
         helpers: Some(&helpers),
@@ -124,6 +128,9 @@ pub fn lift_program_with(image: &GuestImage, seeds: &rpt_api::Seeds) -> (Program
     let plugin = X86Pe;
     let discovery = plugin.discover(image, seeds);
     let mut program = Program::new(plugin.state(&Default::default()));
+    for h in plugin.helpers(&Default::default()) {
+        program.helpers.insert(h.name.clone(), h);
+    }
     let mut diagnostics = discovery.diagnostics.clone();
     for &f in &discovery.functions {
         let lifted = lift_verified(image, f, &discovery.functions);
@@ -234,8 +241,13 @@ impl Environment for Kernel32 {
         Ok(Some(Outcome::Returned))
     }
 
-    fn call_helper(&mut self, _: &str, _: &[Val], _: &mut MachineState) -> Result<Option<Option<Val>>, InterpError> {
-        Ok(None)
+    fn call_helper(
+        &mut self,
+        name: &str,
+        args: &[Val],
+        m: &mut MachineState,
+    ) -> Result<Option<Option<Val>>, InterpError> {
+        rpt_guest_x86_pe::x87::call_helper(name, args, m)
     }
 }
 

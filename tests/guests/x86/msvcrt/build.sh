@@ -11,7 +11,13 @@
 # Which printf a sample gets (see README.md):
 #   int_work, stdio_strings, printf_float, printf_quirks: -D__USE_MINGW_ANSI_STDIO=0, so printf is msvcrt's
 #     (the win32-console platform formats it);
-#   qsort_mingw: mingw's default, so printf is mingw's own code inside the PE (lifted guest code).
+#   qsort_mingw, x87_physics: mingw's default, so printf is mingw's own code inside the PE (lifted guest code).
+# Which float unit a sample's float code uses:
+#   sse_float: scalar SSE2 (-msse2 -mfpmath=sse; -fno-math-errno so sqrt is the sqrtsd instruction;
+#     -fno-tree-vectorize because rpt lifts scalar SSE, not the packed integer forms of vectorized loops);
+#   the others: x87, gcc's default for i386. The x87_* samples are float work on the x87 (docs/x87.md);
+#   x87_physics is built with -fno-math-errno so its square roots are the fsqrt instruction and it needs
+#   no libm at all.
 #
 # CC_PE and CC_ORACLE override the compilers (default i686-w64-mingw32-gcc and gcc).
 set -eu
@@ -19,7 +25,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 CC_PE=${CC_PE:-i686-w64-mingw32-gcc}
 CC_ORACLE=${CC_ORACLE:-gcc}
-SAMPLES="int_work stdio_strings printf_float printf_quirks qsort_mingw"
+SAMPLES="int_work stdio_strings printf_float printf_quirks qsort_mingw sse_float x87_mandel x87_physics x87_ray53"
 
 # Code generation flags shared by both builds, so the two programs are as alike as possible.
 COMMON="-O2 -m32 -march=i686 -fno-asynchronous-unwind-tables -Wall -Wextra"
@@ -27,7 +33,15 @@ COMMON="-O2 -m32 -march=i686 -fno-asynchronous-unwind-tables -Wall -Wextra"
 stdio_flags() {
     case "$1" in
     qsort_mingw) echo "" ;;
+    x87_physics) echo "-fno-math-errno" ;;
     *) echo "-D__USE_MINGW_ANSI_STDIO=0" ;;
+    esac
+}
+
+float_flags() {
+    case "$1" in
+    sse_float) echo "-msse2 -mfpmath=sse -fno-math-errno -fno-tree-vectorize" ;;
+    *) echo "" ;;
     esac
 }
 
@@ -35,14 +49,14 @@ build_pe() {
     # No relocations or ASLR flag (a fixed image base), no timestamp, no DWARF (-Wl,-S keeps the
     # COFF symbols for readers of listings): the same compiler gives the same bytes every time.
     # shellcheck disable=SC2086
-    "$CC_PE" $COMMON $(stdio_flags "$1") \
+    "$CC_PE" $COMMON $(stdio_flags "$1") $(float_flags "$1") \
         -Wl,--disable-dynamicbase -Wl,--disable-reloc-section -Wl,--no-insert-timestamp -Wl,-S \
         "$here/$1.c" -o "$2"
 }
 
 build_oracle() {
     # shellcheck disable=SC2086
-    "$CC_ORACLE" $COMMON -static "$here/$1.c" -o "$2"
+    "$CC_ORACLE" $COMMON $(stdio_flags "$1") $(float_flags "$1") -static "$here/$1.c" -o "$2" -lm
 }
 
 case "${1:-}" in

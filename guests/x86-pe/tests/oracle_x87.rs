@@ -1,0 +1,1058 @@
+//! The x87 instruction oracle: each case is one x87 instruction form with a random x87 state
+//! (stack contents with zeros, denormals, infinities, quiet and signalling NaNs; TOP; tags; the
+//! control word with random precision and rounding control; the status word's flags), random
+//! registers, flags and a stack window. It runs natively (tests/oracle/harness_x87.c: `frstor`,
+//! the code, `fnsave`) and lifted in the IR interpreter, and everything must agree: the eight GPRs,
+//! EFLAGS, the window, and the whole x87 state (control word, status word with TOP and the
+//! exception flags, the valid/empty tags, all eight physical registers, empty ones included).
+//! The lifted run happens twice: in the IR interpreter, and compiled to C by the emitter with
+//! clang-19 for this x86-64 host and linked with the real runtime and x87.c (one driver program
+//! runs every case; each case ends in `hlt`, whose exit the driver's guest part turns into a
+//! `longjmp` back to its loop).
+//!
+//! Masked, per form, and only these: the condition codes the manual calls undefined after it.
+//! Not generated: pseudo-denormals and unnormals (encodings no compiler produces; the unit would
+//! treat them as it does natively, but the harness's tag computation does not classify them), and
+//! unmasked exceptions (they would trap natively; the model does not trap).
+//!
+//! A fourth run compiles x87.c with `-DRPT_X87_SOFT`: the software unit AArch64 and LoongArch64
+//! hosts use, checked here against the real FPU (all forms but the ones in [`SOFT_MISSING`]).
+//!
+//! `RPT_X87_FUZZ_CASES=N` sets the cases per form (default 30: about 3600 cases), for a longer run:
+//! `RPT_X87_FUZZ_CASES=1000 cargo test -p rpt-guest-x86-pe --test oracle_x87`;
+//! `RPT_X87_FUZZ_FORM="fprem"` runs one form.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use iced_x86::IcedError;
+use iced_x86::code_asm::*;
+use rpt_api::{GuestImage, GuestPlugin, Severity};
+use rpt_guest_x86_pe::X86Pe;
+use rpt_guest_x86_pe::state::{ARITH_FLAGS, DF, FPU_CW, FPU_SW, FPU_TAGS, FPU_TOP, GPRS, ST_E, ST_M};
+use rpt_guest_x86_pe::x87::{F80, Fpu, sw};
+use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcome, Val};
+use rpt_ir::{AddrSpace, ExitReason, GuestAddr, Program};
+
+const CODE_ADDR: u64 = 0x1000;
+const WINDOW: usize = 128;
+const ARITH: u32 = 0x8d5;
+const C0: u16 = sw::C0;
+const C1: u16 = sw::C1;
+const C2: u16 = sw::C2;
+const C3: u16 = sw::C3;
+/// Undefined after most instructions: C0, C2 and C3.
+const C023: u16 = C0 | C2 | C3;
+const ALL_C: u16 = C0 | C1 | C2 | C3;
+
+/// xorshift64*: a fixed seed, so every run tests the same cases.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// An 80-bit value: specials, denormals, integers, values near 1 and across the whole range.
+    fn f80(&mut self) -> F80 {
+        let sign = if self.below(2) == 0 { 0 } else { 0x8000 };
+        let r = self.next();
+        let (m, e) = match self.below(14) {
+            0 => (0, 0),
+            1 => (1 << 63, 0x7fff),
+            2 => (0xc000_0000_0000_0000 | (r >> 2 & self.pick_mask()), 0x7fff),
+            3 => (0x8000_0000_0000_0000 | ((r >> 2) | 1), 0x7fff),
+            4 => (r >> 1 >> self.below(60), 0),
+            5 => {
+                let f = f64::from_bits(self.next());
+                return from_f64(if f.is_finite() { f } else { 1.5 });
+            }
+            6 => {
+                return from_f64(
+                    (self.below(20_000) as f64 - 10_000.0) / [1.0, 2.0, 4.0, 10.0][self.below(4) as usize],
+                );
+            }
+            7 => (r | 1 << 63, 0x3fff - 2 + self.below(5) as u16),
+            8 => (r | 1 << 63, 1 + self.below(0x100) as u16),
+            9 => (r | 1 << 63, 0x7ffe - self.below(0x100) as u16),
+            10 => (r | 1 << 63, 0x3fff + self.below(64) as u16),
+            _ => (r | 1 << 63, 0x3fff - 70 + self.below(140) as u16),
+        };
+        F80 { m, se: e | sign }
+    }
+
+    /// Sometimes a NaN payload of zero (the indefinite when the sign is set).
+    fn pick_mask(&mut self) -> u64 {
+        if self.below(4) == 0 { 0 } else { u64::MAX }
+    }
+}
+
+fn from_f64(f: f64) -> F80 {
+    let bits = f.to_bits();
+    let sign = ((bits >> 63) as u16) << 15;
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1 << 52) - 1);
+    if exp == 0 && frac == 0 {
+        return F80 { m: 0, se: sign };
+    }
+    if exp == 0 {
+        let shift = frac.leading_zeros();
+        let m = frac << shift;
+        return F80 {
+            m,
+            se: sign | (0x3fff - 1022 - (shift as i32 - 11)) as u16,
+        };
+    }
+    F80 {
+        m: 1 << 63 | frac << 11,
+        se: sign | (exp - 1023 + 0x3fff) as u16,
+    }
+}
+
+/// The starting state of a case.
+#[derive(Clone)]
+struct Setup {
+    regs: [u32; 8],
+    eflags: u32,
+    window: [u8; WINDOW],
+    fpu: Fpu,
+}
+
+/// Memory operands stay inside the window: esp-64 .. esp+64, ten bytes at most.
+const OFFSETS: [i32; 6] = [-32, -13, -4, 0, 8, 21];
+
+struct Gen<'a> {
+    rng: &'a mut Rng,
+    setup: &'a mut Setup,
+}
+
+impl Gen<'_> {
+    fn st(&mut self) -> AsmRegisterSt {
+        [st0, st1, st2, st3, st4, st5, st6, st7][self.rng.below(8) as usize]
+    }
+    /// A memory operand whose bytes hold `bytes` (or stay random, now and then).
+    fn mem(&mut self, bytes: &[u8]) -> AsmMemoryOperand {
+        let off = OFFSETS[self.rng.below(OFFSETS.len() as u64) as usize];
+        if self.rng.below(8) != 0 {
+            let at = (WINDOW as i32 / 2 + off) as usize;
+            self.setup.window[at..at + bytes.len()].copy_from_slice(bytes);
+        }
+        esp + off
+    }
+    fn m32f(&mut self) -> AsmMemoryOperand {
+        let v = self.rng.f80();
+        let f = f64::from_bits(to_f64_bits(v)) as f32;
+        let bits = if self.rng.below(6) == 0 {
+            self.rng.next() as u32
+        } else {
+            f.to_bits()
+        };
+        dword_ptr(self.mem(&bits.to_le_bytes()))
+    }
+    fn m64f(&mut self) -> AsmMemoryOperand {
+        let v = self.rng.f80();
+        let bits = if self.rng.below(6) == 0 {
+            self.rng.next()
+        } else {
+            to_f64_bits(v)
+        };
+        qword_ptr(self.mem(&bits.to_le_bytes()))
+    }
+    fn m80(&mut self) -> AsmMemoryOperand {
+        let v = self.rng.f80();
+        tword_ptr(self.mem(&v.to_bytes()))
+    }
+    fn int(&mut self, bytes: usize) -> AsmMemoryOperand {
+        let edges = [
+            0u64,
+            1,
+            u64::MAX,
+            0x7fff,
+            0x8000,
+            0x7fff_ffff,
+            0x8000_0000,
+            1 << 63,
+            (1 << 63) - 1,
+        ];
+        let v = match self.rng.below(3) {
+            0 => edges[self.rng.below(edges.len() as u64) as usize],
+            1 => self.rng.below(2000).wrapping_sub(1000),
+            _ => self.rng.next(),
+        };
+        let m = self.mem(&v.to_le_bytes()[..bytes]);
+        match bytes {
+            2 => word_ptr(m),
+            4 => dword_ptr(m),
+            _ => qword_ptr(m),
+        }
+    }
+    /// An empty 16-bit word in the window (for stores of status and control words).
+    fn m16(&mut self) -> AsmMemoryOperand {
+        word_ptr(self.mem(&[]))
+    }
+    /// A control word in memory for fldcw: every exception masked, random PC and RC.
+    fn cw_mem(&mut self) -> AsmMemoryOperand {
+        // Always written: random bytes could unmask exceptions, which would trap natively.
+        let cw = random_cw(self.rng);
+        let off = OFFSETS[self.rng.below(OFFSETS.len() as u64) as usize];
+        let at = (WINDOW as i32 / 2 + off) as usize;
+        self.setup.window[at..at + 2].copy_from_slice(&cw.to_le_bytes());
+        word_ptr(esp + off)
+    }
+}
+
+/// The nearest f64 of an F80 by truncation (only to pick memory operands of every class).
+fn to_f64_bits(v: F80) -> u64 {
+    let sign = u64::from(v.se >> 15) << 63;
+    let e = i32::from(v.se & 0x7fff);
+    if e == 0x7fff {
+        return sign | 0x7ff0_0000_0000_0000 | (v.m << 1 >> 12) | u64::from(v.m << 1 != 0) << 51;
+    }
+    let de = e - 0x3fff + 1023;
+    if v.m == 0 || de <= 0 {
+        return sign | (v.m >> 40 & 0xf_ffff_ffff);
+    }
+    if de >= 0x7ff {
+        return sign | 0x7fef_ffff_ffff_ffff;
+    }
+    sign | (de as u64) << 52 | (v.m << 1 >> 12)
+}
+
+fn random_cw(rng: &mut Rng) -> u16 {
+    let pc = [0u16, 2, 3][rng.below(3) as usize];
+    let rc = rng.below(4) as u16;
+    0x1040 | 0x3f | pc << 8 | rc << 10
+}
+
+type GenFn = fn(&mut CodeAssembler, &mut Gen<'_>) -> Result<(), IcedError>;
+
+/// One instruction form and the condition codes the manual leaves undefined after it.
+struct Template {
+    name: &'static str,
+    undefined: u16,
+    build: GenFn,
+}
+
+macro_rules! t {
+    ($v:ident, $name:expr, $undef:expr, |$a:ident, $g:ident| $body:expr) => {
+        $v.push(Template {
+            name: $name,
+            undefined: $undef,
+            build: |$a, $g| $body,
+        });
+    };
+}
+
+macro_rules! arith {
+    ($v:ident, $op:ident, $op2:ident, $opp:ident, $iop:ident) => {
+        t!($v, concat!(stringify!($op), " st0, st(i)"), C023, |a, g| a
+            .$op2(st0, g.st()));
+        t!($v, concat!(stringify!($op), " st(i), st0"), C023, |a, g| a
+            .$op2(g.st(), st0));
+        t!($v, concat!(stringify!($opp), " st(i), st0"), C023, |a, g| a
+            .$opp(g.st(), st0));
+        t!($v, concat!(stringify!($op), " m32"), C023, |a, g| a.$op(g.m32f()));
+        t!($v, concat!(stringify!($op), " m64"), C023, |a, g| a.$op(g.m64f()));
+        t!($v, concat!(stringify!($iop), " m16"), C023, |a, g| a
+            .$iop(g.int(2)));
+        t!($v, concat!(stringify!($iop), " m32"), C023, |a, g| a
+            .$iop(g.int(4)));
+    };
+}
+
+fn templates() -> Vec<Template> {
+    let mut v = Vec::new();
+    t!(v, "fld m32", C023, |a, g| a.fld(g.m32f()));
+    t!(v, "fld m64", C023, |a, g| a.fld(g.m64f()));
+    t!(v, "fld m80", C023, |a, g| a.fld(g.m80()));
+    t!(v, "fld st(i)", C023, |a, g| a.fld(g.st()));
+    t!(v, "fild m16", C023, |a, g| a.fild(g.int(2)));
+    t!(v, "fild m32", C023, |a, g| a.fild(g.int(4)));
+    t!(v, "fild m64", C023, |a, g| a.fild(g.int(8)));
+    t!(v, "fst m32", C023, |a, g| a.fst(dword_ptr(g.mem(&[]))));
+    t!(v, "fst m64", C023, |a, g| a.fst(qword_ptr(g.mem(&[]))));
+    t!(v, "fstp m32", C023, |a, g| a.fstp(dword_ptr(g.mem(&[]))));
+    t!(v, "fstp m64", C023, |a, g| a.fstp(qword_ptr(g.mem(&[]))));
+    t!(v, "fstp m80", C023, |a, g| a.fstp(tword_ptr(g.mem(&[]))));
+    t!(v, "fst st(i)", C023, |a, g| a.fst(g.st()));
+    t!(v, "fstp st(i)", C023, |a, g| a.fstp(g.st()));
+    t!(v, "fist m16", C023, |a, g| a.fist(word_ptr(g.mem(&[]))));
+    t!(v, "fist m32", C023, |a, g| a.fist(dword_ptr(g.mem(&[]))));
+    t!(v, "fistp m16", C023, |a, g| a.fistp(word_ptr(g.mem(&[]))));
+    t!(v, "fistp m32", C023, |a, g| a.fistp(dword_ptr(g.mem(&[]))));
+    t!(v, "fistp m64", C023, |a, g| a.fistp(qword_ptr(g.mem(&[]))));
+    t!(v, "fisttp m16", C023, |a, g| a.fisttp(word_ptr(g.mem(&[]))));
+    t!(v, "fisttp m32", C023, |a, g| a.fisttp(dword_ptr(g.mem(&[]))));
+    t!(v, "fisttp m64", C023, |a, g| a.fisttp(qword_ptr(g.mem(&[]))));
+    arith!(v, fadd, fadd_2, faddp, fiadd);
+    arith!(v, fmul, fmul_2, fmulp, fimul);
+    arith!(v, fsub, fsub_2, fsubp, fisub);
+    arith!(v, fsubr, fsubr_2, fsubrp, fisubr);
+    arith!(v, fdiv, fdiv_2, fdivp, fidiv);
+    arith!(v, fdivr, fdivr_2, fdivrp, fidivr);
+    t!(v, "fcom st(i)", 0, |a, g| a.fcom_2(st0, g.st()));
+    t!(v, "fcomp st(i)", 0, |a, g| a.fcomp_2(st0, g.st()));
+    t!(v, "fcompp", 0, |a, _g| a.fcompp());
+    t!(v, "fucom st(i)", 0, |a, g| a.fucom(st0, g.st()));
+    t!(v, "fucomp st(i)", 0, |a, g| a.fucomp(st0, g.st()));
+    t!(v, "fucompp", 0, |a, _g| a.fucompp());
+    t!(v, "fcom m32", 0, |a, g| a.fcom(g.m32f()));
+    t!(v, "fcom m64", 0, |a, g| a.fcom(g.m64f()));
+    t!(v, "fcomp m64", 0, |a, g| a.fcomp(g.m64f()));
+    t!(v, "ficom m16", 0, |a, g| a.ficom(g.int(2)));
+    t!(v, "ficomp m32", 0, |a, g| a.ficomp(g.int(4)));
+    t!(v, "fcomi", 0, |a, g| a.fcomi(st0, g.st()));
+    t!(v, "fcomip", 0, |a, g| a.fcomip(st0, g.st()));
+    t!(v, "fucomi", 0, |a, g| a.fucomi(st0, g.st()));
+    t!(v, "fucomip", 0, |a, g| a.fucomip(st0, g.st()));
+    t!(v, "ftst", 0, |a, _g| a.ftst());
+    t!(v, "fxam", 0, |a, _g| a.fxam());
+    t!(v, "fxch st(i)", C023, |a, g| a.fxch(st0, g.st()));
+    t!(v, "ffree st(i)", ALL_C, |a, g| a.ffree(g.st()));
+    t!(v, "fincstp", C023, |a, _g| a.fincstp());
+    t!(v, "fdecstp", C023, |a, _g| a.fdecstp());
+    t!(v, "fninit", 0, |a, _g| a.fninit());
+    t!(v, "fnclex", ALL_C, |a, _g| a.fnclex());
+    t!(v, "fnstsw ax", ALL_C, |a, _g| a.fnstsw(ax));
+    t!(v, "fnstsw m16", ALL_C, |a, g| a.fnstsw(g.m16()));
+    t!(v, "fnstcw m16", ALL_C, |a, g| a.fnstcw(g.m16()));
+    t!(v, "fldcw m16", ALL_C, |a, g| a.fldcw(g.cw_mem()));
+    t!(v, "fchs", C023, |a, _g| a.fchs());
+    t!(v, "fabs", C023, |a, _g| a.fabs());
+    t!(v, "fsqrt", C023, |a, _g| a.fsqrt());
+    t!(v, "frndint", C023, |a, _g| a.frndint());
+    t!(v, "fscale", C023, |a, _g| a.fscale());
+    t!(v, "fprem", 0, |a, _g| a.fprem());
+    t!(v, "fprem1", 0, |a, _g| a.fprem1());
+    t!(v, "fxtract", C023, |a, _g| a.fxtract());
+    t!(v, "f2xm1", C023, |a, _g| a.f2xm1());
+    t!(v, "fyl2x", C023, |a, _g| a.fyl2x());
+    t!(v, "fyl2xp1", C023, |a, _g| a.fyl2xp1());
+    t!(v, "fpatan", C023, |a, _g| a.fpatan());
+    t!(v, "fsin", C0 | C3, |a, _g| a.fsin());
+    t!(v, "fcos", C0 | C3, |a, _g| a.fcos());
+    t!(v, "fsincos", C0 | C3, |a, _g| a.fsincos());
+    t!(v, "fptan", C0 | C3, |a, _g| a.fptan());
+    t!(v, "fld1", C023, |a, _g| a.fld1());
+    t!(v, "fldz", C023, |a, _g| a.fldz());
+    t!(v, "fldpi", C023, |a, _g| a.fldpi());
+    t!(v, "fldl2e", C023, |a, _g| a.fldl2e());
+    t!(v, "fldl2t", C023, |a, _g| a.fldl2t());
+    t!(v, "fldlg2", C023, |a, _g| a.fldlg2());
+    t!(v, "fldln2", C023, |a, _g| a.fldln2());
+    t!(v, "fcmovb", C023, |a, g| a.fcmovb(st0, g.st()));
+    t!(v, "fcmove", C023, |a, g| a.fcmove(st0, g.st()));
+    t!(v, "fcmovbe", C023, |a, g| a.fcmovbe(st0, g.st()));
+    t!(v, "fcmovu", C023, |a, g| a.fcmovu(st0, g.st()));
+    t!(v, "fcmovnb", C023, |a, g| a.fcmovnb(st0, g.st()));
+    t!(v, "fcmovne", C023, |a, g| a.fcmovne(st0, g.st()));
+    t!(v, "fcmovnbe", C023, |a, g| a.fcmovnbe(st0, g.st()));
+    t!(v, "fcmovnu", C023, |a, g| a.fcmovnu(st0, g.st()));
+    v
+}
+
+/// A random x87 state: TOP anywhere, usually a stack of a few values from TOP up, now and then
+/// random tags; random flags; the control word with every exception masked.
+fn random_fpu(rng: &mut Rng) -> Fpu {
+    let top = rng.below(8) as u8;
+    let tags = if rng.below(4) == 0 {
+        rng.next() as u8
+    } else {
+        let depth = rng.below(9) as u32;
+        let stack = ((1u32 << depth) - 1) as u8;
+        stack.rotate_left(u32::from(top))
+    };
+    let mut regs = [F80::ZERO; 8];
+    for r in &mut regs {
+        *r = rng.f80();
+    }
+    let flags = (rng.next() as u16) & (sw::EXCEPTIONS | sw::SF | ALL_C);
+    Fpu {
+        cw: random_cw(rng),
+        sw: flags,
+        top,
+        tags,
+        regs,
+    }
+}
+
+/// The forms the software unit (runtime/x87_soft.h) does not implement: it stops the program.
+const SOFT_MISSING: [&str; 10] = [
+    "f2xm1", "fsin", "fcos", "fsincos", "fptan", "fpatan", "fyl2x", "fyl2xp1", "fprem", "fprem1",
+];
+
+#[derive(Clone)]
+struct Case {
+    name: &'static str,
+    undefined: u16,
+    code: Vec<u8>,
+    setup: Setup,
+}
+
+fn make_cases(per_form: usize) -> Vec<Case> {
+    let mut rng = Rng(0x87_87_2024_0bad_f00d);
+    let mut cases = Vec::new();
+    for t in templates() {
+        for _ in 0..per_form {
+            let mut window = [0u8; WINDOW];
+            for b in &mut window {
+                *b = rng.next() as u8;
+            }
+            let mut regs = [0u32; 8];
+            for r in &mut regs {
+                *r = rng.next() as u32;
+            }
+            let mut setup = Setup {
+                regs,
+                eflags: (rng.next() as u32 & ARITH) | 2,
+                window,
+                fpu: random_fpu(&mut rng),
+            };
+            let mut asm = CodeAssembler::new(32).expect("32-bit assembler");
+            let mut g = Gen {
+                rng: &mut rng,
+                setup: &mut setup,
+            };
+            (t.build)(&mut asm, &mut g).unwrap_or_else(|e| panic!("{}: {e}", t.name));
+            let code = asm.assemble(CODE_ADDR).unwrap_or_else(|e| panic!("{}: {e}", t.name));
+            cases.push(Case {
+                name: t.name,
+                undefined: t.undefined,
+                code,
+                setup,
+            });
+        }
+    }
+    cases
+}
+
+/// The full tag of a physical register, as `fnsave` writes it: 0 valid, 1 zero, 2 special, 3 empty.
+fn full_tag(fpu: &Fpu, p: usize) -> u16 {
+    if fpu.tags >> p & 1 == 0 {
+        return 3;
+    }
+    let v = fpu.regs[p];
+    let e = v.se & 0x7fff;
+    match (e, v.m) {
+        (0x7fff, _) => 2,
+        (0, 0) => 1,
+        (0, _) => 2,
+        (_, m) if m >> 63 == 0 => 2,
+        _ => 0,
+    }
+}
+
+/// The 108-byte `fsave` image of a state.
+fn fsave_image(fpu: &Fpu) -> Vec<u8> {
+    let mut b = vec![0u8; 108];
+    b[0..2].copy_from_slice(&fpu.cw.to_le_bytes());
+    b[4..6].copy_from_slice(&fpu.status_word().to_le_bytes());
+    let tw = (0..8).fold(0u16, |tw, p| tw | full_tag(fpu, p) << (2 * p));
+    b[8..10].copy_from_slice(&tw.to_le_bytes());
+    for i in 0..8 {
+        let p = (usize::from(fpu.top) + i) & 7;
+        b[28 + 10 * i..38 + 10 * i].copy_from_slice(&fpu.regs[p].to_bytes());
+    }
+    b
+}
+
+/// The state an `fnsave` image describes.
+fn from_fsave(b: &[u8]) -> Fpu {
+    let word = |at: usize| u16::from_le_bytes([b[at], b[at + 1]]);
+    let status = word(4);
+    let top = ((status >> 11) & 7) as u8;
+    let tw = word(8);
+    let mut regs = [F80::ZERO; 8];
+    let mut tags = 0u8;
+    for i in 0..8 {
+        let p = (usize::from(top) + i) & 7;
+        let mut r = [0u8; 10];
+        r.copy_from_slice(&b[28 + 10 * i..38 + 10 * i]);
+        regs[p] = F80::from_bytes(r);
+    }
+    for p in 0..8 {
+        if (tw >> (2 * p)) & 3 != 3 {
+            tags |= 1 << p;
+        }
+    }
+    Fpu {
+        cw: word(0),
+        sw: status & !sw::TOP,
+        top,
+        tags,
+        regs,
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct Outcome32 {
+    regs: [u32; 8],
+    eflags: u32,
+    window: Vec<u8>,
+    fpu: Fpu,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex byte"))
+        .collect()
+}
+
+fn build_harness() -> std::path::PathBuf {
+    let dir = common::scratch("oracle-x87");
+    let src = dir.join("harness_x87.c");
+    let exe = dir.join("harness_x87");
+    std::fs::write(&src, include_str!("oracle/harness_x87.c")).expect("write harness");
+    common::run_tool(
+        Command::new("gcc")
+            .args(["-m32", "-O1", "-static", "-o"])
+            .arg(&exe)
+            .arg(&src),
+        "the x87 oracle runs x87 code natively and needs `gcc -m32`: install gcc-12-multilib",
+    );
+    exe
+}
+
+/// Runs every case natively in one harness process; returns (esp at start, outcome) per case.
+fn run_native(cases: &[Case]) -> Vec<(u32, Outcome32)> {
+    let exe = build_harness();
+    let mut input = String::new();
+    for c in cases {
+        let r = &c.setup.regs;
+        input.push_str(&format!(
+            "{} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {} {}\n",
+            hex(&c.code),
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            r[5],
+            r[6],
+            r[7],
+            c.setup.eflags,
+            hex(&c.setup.window),
+            hex(&fsave_image(&c.setup.fpu))
+        ));
+    }
+    let mut child = Command::new(&exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the harness");
+    let mut stdin = child.stdin.take().expect("harness stdin");
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().expect("harness output");
+    writer.join().expect("writer thread").expect("write to harness");
+    assert!(
+        out.status.success(),
+        "harness failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8 output");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), cases.len(), "one result line per case");
+    lines
+        .iter()
+        .zip(cases)
+        .map(|(line, case)| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.first() != Some(&"ok") || f.len() != 13 {
+                panic!("{}: harness said `{line}` for {}", case.name, hex(&case.code));
+            }
+            let n = |i: usize| u32::from_str_radix(f[i], 16).expect("hex register");
+            (
+                n(1),
+                Outcome32 {
+                    regs: [n(2), n(3), n(4), n(5), n(6), n(7), n(8), n(9)],
+                    eflags: n(10),
+                    window: unhex(f[11]),
+                    fpu: from_fsave(&unhex(f[12])),
+                },
+            )
+        })
+        .collect()
+}
+
+/// The interpreter's environment: the x87 helpers only.
+struct X87Env;
+
+impl Environment for X87Env {
+    fn call_extern(
+        &mut self,
+        _: GuestAddr,
+        _: &mut MachineState,
+    ) -> Result<Option<rpt_ir::interp::Outcome>, InterpError> {
+        Ok(None)
+    }
+    fn call_helper(
+        &mut self,
+        name: &str,
+        args: &[Val],
+        m: &mut MachineState,
+    ) -> Result<Option<Option<Val>>, InterpError> {
+        rpt_guest_x86_pe::x87::call_helper(name, args, m)
+    }
+}
+
+/// Lifts and interprets one case with the native run's starting esp.
+fn run_lifted(case: &Case, stack: u32) -> Result<Outcome32, String> {
+    let mut bytes = case.code.clone();
+    bytes.push(0xf4); // hlt: the lifted function ends where the native run jumps to its epilogue
+    let image = common::code_image(CODE_ADDR, &bytes);
+    let entry = GuestAddr(CODE_ADDR);
+    let lifted = common::lift_verified(&image, entry, &BTreeSet::from([entry]));
+    if let Some(d) = lifted.diagnostics.iter().find(|d| d.severity == Severity::Error) {
+        return Err(format!("not lifted: {} at {}", d.message, d.addr));
+    }
+    let desc = rpt_guest_x86_pe::state::state_desc();
+    let mut program = Program::new(desc.clone());
+    for h in rpt_guest_x86_pe::x87::helpers() {
+        program.helpers.insert(h.name.clone(), h);
+    }
+    program.functions.insert(entry, lifted.function);
+    let mut interp = Interpreter::new(&program);
+    let mut regs = case.setup.regs;
+    regs[4] = stack;
+    for (slot, v) in GPRS.iter().zip(regs) {
+        interp.machine.state.set(&desc, *slot, Val::Int(u64::from(v)));
+    }
+    for (slot, bit) in ARITH_FLAGS {
+        interp
+            .machine
+            .state
+            .set(&desc, slot, Val::Int(u64::from((case.setup.eflags >> bit) & 1)));
+    }
+    interp.machine.state.set(&desc, DF, Val::Int(0));
+    case.setup.fpu.to_machine(&desc, &mut interp.machine);
+    let base = u64::from(stack) - (WINDOW as u64 / 2);
+    interp
+        .machine
+        .memory
+        .write_bytes(AddrSpace::RAM, base, &case.setup.window);
+    match interp
+        .run(entry, &mut X87Env)
+        .map_err(|e| format!("interpreter: {e}"))?
+    {
+        Outcome::Exited {
+            reason: ExitReason::Halt,
+            pc,
+        } if pc == CODE_ADDR + case.code.len() as u64 => {}
+        other => return Err(format!("unexpected outcome {other:?}")),
+    }
+    let mut out = [0u32; 8];
+    for (o, slot) in out.iter_mut().zip(GPRS) {
+        *o = interp.machine.state.get(&desc, slot).int() as u32;
+    }
+    let mut eflags = 2;
+    for (slot, bit) in ARITH_FLAGS {
+        eflags |= (interp.machine.state.get(&desc, slot).int() as u32 & 1) << bit;
+    }
+    let window = (0..WINDOW as u64)
+        .map(|i| interp.machine.memory.read_u8(AddrSpace::RAM, base + i))
+        .collect();
+    // The slots the model keeps, read back directly so a slot the helpers forget shows up here.
+    let mut fpu = Fpu::from_machine(&desc, &interp.machine);
+    fpu.cw = interp.machine.state.get(&desc, FPU_CW).int() as u16;
+    fpu.sw = interp.machine.state.get(&desc, FPU_SW).int() as u16;
+    fpu.top = interp.machine.state.get(&desc, FPU_TOP).int() as u8;
+    fpu.tags = interp.machine.state.get(&desc, FPU_TAGS).int() as u8;
+    for p in 0..8u64 {
+        fpu.regs[p as usize] = F80 {
+            m: interp.machine.state.get_indexed(ST_M, p).int(),
+            se: interp.machine.state.get_indexed(ST_E, p).int() as u16,
+        };
+    }
+    Ok(Outcome32 {
+        regs: out,
+        eflags,
+        window,
+        fpu,
+    })
+}
+
+fn show_fpu(f: &Fpu) -> String {
+    let regs: Vec<String> = (0..8)
+        .map(|p| {
+            let tag = if f.tags >> p & 1 == 1 { "" } else { "(empty)" };
+            format!("R{p}={:04x}:{:016x}{tag}", f.regs[p].se, f.regs[p].m)
+        })
+        .collect();
+    format!("cw={:04x} sw={:04x} top={} {}", f.cw, f.sw, f.top, regs.join(" "))
+}
+
+fn differences(case: &Case, native: &Outcome32, lifted: &Outcome32) -> Vec<String> {
+    let mut d = Vec::new();
+    if native.regs != lifted.regs {
+        d.push(format!("GPRs: native {:08x?} lifted {:08x?}", native.regs, lifted.regs));
+    }
+    if native.eflags & ARITH != lifted.eflags & ARITH {
+        d.push(format!(
+            "EFLAGS: native {:03x} lifted {:03x}",
+            native.eflags & ARITH,
+            lifted.eflags & ARITH
+        ));
+    }
+    if native.window != lifted.window {
+        d.push(format!(
+            "window: native {} lifted {}",
+            hex(&native.window),
+            hex(&lifted.window)
+        ));
+    }
+    let (n, l) = (&native.fpu, &lifted.fpu);
+    let mask = !(case.undefined | sw::TOP);
+    if n.cw != l.cw || n.sw & mask != l.sw & mask || n.top != l.top || n.tags != l.tags || n.regs != l.regs {
+        d.push(format!("x87:\n    native {}\n    lifted {}", show_fpu(n), show_fpu(l)));
+    }
+    d
+}
+
+/// Where case `i`'s function lives for the compiled run.
+fn case_addr(i: usize) -> u64 {
+    0x0010_0000 + 64 * i as u64
+}
+
+/// The driver: reads each case's state, calls its lifted function, writes the state back.
+const DRIVER: &str = r#"/* The x87 oracle's driver for compiled cases (tests/oracle_x87.rs). */
+#define _DEFAULT_SOURCE 1
+#include "cpu.h"
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* The guest part's hooks: each case ends in hlt, whose exit comes back to the loop. */
+static jmp_buf case_done;
+void rpt_guest_init(struct cpu *c, int argc, char **argv) { (void)c; (void)argc; (void)argv; }
+int rpt_guest_finish(struct cpu *c) { (void)c; return 0; }
+int rpt_guest_on_exit(struct cpu *c, uint64_t pc, int reason) { (void)c; (void)pc; (void)reason; longjmp(case_done, 1); }
+
+/* One case, little-endian: esp, 8 registers, eflags, the window, cw sw top tags, 8 x (m, se). */
+struct wire {
+	uint32_t regs[8], eflags;
+	uint8_t window[128];
+	uint16_t cw, sw;
+	uint8_t top, tags;
+	uint64_t m[8];
+	uint16_t e[8];
+};
+
+static int get(void *p, size_t n) { return fread(p, 1, n, stdin) == n; }
+
+int main(void)
+{
+	rpt_mem = mmap(NULL, ((uint64_t)1 << 32) + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (rpt_mem == MAP_FAILED) return 4;
+	uint32_t count;
+	if (!get(&count, 4)) return 3;
+	for (uint32_t i = 0; i < count; i++) {
+		static struct wire w;
+		static struct cpu cpu;
+		uint32_t addr;
+		if (!get(&addr, 4) || !get(w.regs, 36) || !get(w.window, 128) || !get(&w.cw, 2) || !get(&w.sw, 2) ||
+		    !get(&w.top, 1) || !get(&w.tags, 1) || !get(w.m, 64) || !get(w.e, 16))
+			return 3;
+		memset(&cpu, 0, sizeof cpu);
+		uint32_t *r[8] = { &cpu.eax, &cpu.ecx, &cpu.edx, &cpu.ebx, &cpu.esp, &cpu.ebp, &cpu.esi, &cpu.edi };
+		for (int k = 0; k < 8; k++) *r[k] = w.regs[k];
+		cpu.cf = w.eflags & 1; cpu.pf = w.eflags >> 2 & 1; cpu.af = w.eflags >> 4 & 1;
+		cpu.zf = w.eflags >> 6 & 1; cpu.sf = w.eflags >> 7 & 1; cpu.of = w.eflags >> 11 & 1;
+		cpu.fpu_cw = w.cw; cpu.fpu_sw = w.sw; cpu.fpu_top = w.top; cpu.fpu_tags = w.tags;
+		for (int k = 0; k < 8; k++) { cpu.st_m[k] = w.m[k]; cpu.st_e[k] = w.e[k]; }
+		uint32_t base = cpu.esp - 64;
+		memcpy(rpt_mem + base, w.window, 128);
+		rpt_fn f = rpt_lookup(addr);
+		if (!f) return 5;
+		if (!setjmp(case_done)) {
+			f(&cpu);
+			return 6; /* a case that returns instead of reaching its hlt */
+		}
+		for (int k = 0; k < 8; k++) w.regs[k] = *r[k];
+		w.eflags = 2u | cpu.cf | cpu.pf << 2 | cpu.af << 4 | cpu.zf << 6 | cpu.sf << 7 | (uint32_t)cpu.of << 11;
+		memcpy(w.window, rpt_mem + base, 128);
+		w.cw = cpu.fpu_cw; w.sw = cpu.fpu_sw; w.top = cpu.fpu_top; w.tags = cpu.fpu_tags;
+		for (int k = 0; k < 8; k++) { w.m[k] = cpu.st_m[k]; w.e[k] = cpu.st_e[k]; }
+		fwrite(w.regs, 1, 36, stdout); fwrite(w.window, 1, 128, stdout);
+		fwrite(&w.cw, 1, 2, stdout); fwrite(&w.sw, 1, 2, stdout); fwrite(&w.top, 1, 1, stdout);
+		fwrite(&w.tags, 1, 1, stdout); fwrite(w.m, 1, 64, stdout); fwrite(w.e, 1, 16, stdout);
+	}
+	return 0;
+}
+"#;
+
+/// Bytes per case the driver writes back.
+const WIRE_OUT: usize = 36 + 128 + 6 + 64 + 16;
+
+/// Lifts every case (ending in `hlt`) at its own address, compiles them all with the runtime and
+/// the driver, runs the cases from the native runs' starting esp and returns the outcomes.
+fn run_compiled(cases: &[Case], stacks: &[u32], soft: bool) -> Vec<Outcome32> {
+    let dir = common::scratch(if soft { "oracle-x87-soft" } else { "oracle-x87-c" });
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("runtime")).expect("mkdir");
+    std::fs::create_dir_all(dir.join("guest")).expect("mkdir");
+    let plugin = X86Pe;
+    let state = plugin.state(&Default::default());
+    let helpers: BTreeMap<String, rpt_ir::HelperDecl> = plugin
+        .helpers(&Default::default())
+        .into_iter()
+        .map(|h| (h.name.clone(), h))
+        .collect();
+    let externs = BTreeMap::new();
+    let memory = plugin.memory_model();
+    let ctx = rpt_emit_c::EmitContext {
+        state: &state,
+        helpers: &helpers,
+        externs: &externs,
+        memory,
+        listing_name: "x87.lst",
+    };
+    let mut emitted = Vec::new();
+    let mut all = BTreeSet::new();
+    for (i, case) in cases.iter().enumerate() {
+        let mut bytes = case.code.clone();
+        bytes.push(0xf4); // hlt
+        let entry = GuestAddr(case_addr(i));
+        let image = common::code_image(entry.0, &bytes);
+        let lifted = common::lift_verified(&image, entry, &BTreeSet::from([entry]));
+        let e = rpt_emit_c::emit_function(&lifted.function, &ctx).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        all.insert(entry);
+        emitted.push(e);
+    }
+    let half = emitted.len() / 2;
+    let mut sources = vec![
+        ("cpu.h".to_string(), rpt_emit_c::cpu_header(&state, memory, &helpers)),
+        (
+            "functab.c".to_string(),
+            rpt_emit_c::function_table(&all, &externs, GuestAddr(case_addr(0))),
+        ),
+        (
+            "image.c".to_string(),
+            rpt_emit_c::image_source(&GuestImage {
+                segments: Vec::new(),
+                entry: GuestAddr(case_addr(0)),
+                exports: BTreeMap::new(),
+                imports: Vec::new(),
+            }),
+        ),
+        ("driver.c".to_string(), DRIVER.to_string()),
+    ];
+    for (i, part) in [&emitted[..half], &emitted[half..]].iter().enumerate() {
+        let refs: Vec<&rpt_emit_c::EmittedFunction> = part.iter().collect();
+        sources.push((format!("cases{i}.c"), rpt_emit_c::shard_source(&refs, &externs)));
+    }
+    for f in rpt_runtime::sources() {
+        sources.push((f.path, f.contents));
+    }
+    for f in plugin
+        .runtime_sources("win32-console", &Default::default())
+        .expect("platform")
+    {
+        if f.path.contains("x87") {
+            sources.push((f.path, f.contents));
+        }
+    }
+    for (path, text) in &sources {
+        std::fs::write(dir.join(path), text).expect("write C source");
+    }
+    let children: Vec<_> = sources
+        .iter()
+        .map(|(p, _)| p)
+        .filter(|p| p.ends_with(".c"))
+        .map(|f| {
+            let obj = dir.join(format!("{}.o", f.replace('/', "_")));
+            let mut cmd = Command::new("clang-19");
+            cmd.current_dir(&dir)
+                .args([
+                    "-O1",
+                    "-fno-strict-aliasing",
+                    "-w",
+                    "-I",
+                    ".",
+                    "-Dmain=rpt_runtime_main",
+                    "-c",
+                ])
+                .arg(f.as_str())
+                .arg("-o")
+                .arg(&obj);
+            if f.as_str() == "driver.c" {
+                cmd.arg("-Umain");
+            }
+            if soft {
+                cmd.arg("-DRPT_X87_SOFT");
+            }
+            (f.clone(), obj, cmd.spawn().expect("clang-19 runs (install clang-19)"))
+        })
+        .collect();
+    let mut objects = Vec::new();
+    for (f, obj, mut child) in children {
+        assert!(child.wait().expect("clang").success(), "compiling {f} failed");
+        objects.push(obj);
+    }
+    let exe = dir.join("x87-driver");
+    common::run_tool(
+        Command::new("clang-19").args(&objects).args(["-lm", "-o"]).arg(&exe),
+        "linking the x87 driver",
+    );
+    let mut input = (cases.len() as u32).to_le_bytes().to_vec();
+    for (i, (case, &stack)) in cases.iter().zip(stacks).enumerate() {
+        input.extend_from_slice(&(case_addr(i) as u32).to_le_bytes());
+        let mut regs = case.setup.regs;
+        regs[4] = stack;
+        for r in regs {
+            input.extend_from_slice(&r.to_le_bytes());
+        }
+        input.extend_from_slice(&case.setup.eflags.to_le_bytes());
+        input.extend_from_slice(&case.setup.window);
+        let f = &case.setup.fpu;
+        input.extend_from_slice(&f.cw.to_le_bytes());
+        input.extend_from_slice(&f.sw.to_le_bytes());
+        input.extend_from_slice(&[f.top, f.tags]);
+        for r in &f.regs {
+            input.extend_from_slice(&r.m.to_le_bytes());
+        }
+        for r in &f.regs {
+            input.extend_from_slice(&r.se.to_le_bytes());
+        }
+    }
+    let mut child = Command::new(&exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the x87 driver");
+    let mut stdin = child.stdin.take().expect("driver stdin");
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().expect("driver output");
+    writer.join().expect("writer thread").expect("write to the driver");
+    assert!(
+        out.status.success(),
+        "the x87 driver failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.stdout.len(), WIRE_OUT * cases.len(), "one state per case");
+    out.stdout
+        .chunks(WIRE_OUT)
+        .map(|b| {
+            let u32_at = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+            let u16_at = |at: usize| u16::from_le_bytes([b[at], b[at + 1]]);
+            let mut regs = [0u32; 8];
+            for (k, r) in regs.iter_mut().enumerate() {
+                *r = u32_at(4 * k);
+            }
+            let f = 36 + 128;
+            let mut fpu = Fpu {
+                cw: u16_at(f),
+                sw: u16_at(f + 2),
+                top: b[f + 4],
+                tags: b[f + 5],
+                regs: [F80::ZERO; 8],
+            };
+            for k in 0..8 {
+                let mut m = [0u8; 8];
+                m.copy_from_slice(&b[f + 6 + 8 * k..f + 14 + 8 * k]);
+                fpu.regs[k] = F80 {
+                    m: u64::from_le_bytes(m),
+                    se: u16_at(f + 70 + 2 * k),
+                };
+            }
+            Outcome32 {
+                regs,
+                eflags: u32_at(32),
+                window: b[36..36 + 128].to_vec(),
+                fpu,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn x87_forms_agree_with_this_cpu() {
+    let per_form = std::env::var("RPT_X87_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30);
+    let only = std::env::var("RPT_X87_FUZZ_FORM").ok();
+    let mut cases = make_cases(per_form);
+    cases.retain(|c| only.as_deref().is_none_or(|o| o == c.name));
+    let native = run_native(&cases);
+    let stacks: Vec<u32> = native.iter().map(|(s, _)| *s).collect();
+    let compiled = run_compiled(&cases, &stacks, false);
+    // The software unit (what AArch64 and LoongArch64 hosts run), built here for this host.
+    let soft_cases: Vec<usize> = (0..cases.len())
+        .filter(|&i| !SOFT_MISSING.contains(&cases[i].name))
+        .collect();
+    let soft_input: Vec<Case> = soft_cases.iter().map(|&i| cases[i].clone()).collect();
+    let soft_stacks: Vec<u32> = soft_cases.iter().map(|&i| stacks[i]).collect();
+    let soft_out = run_compiled(&soft_input, &soft_stacks, true);
+    let mut soft: Vec<Option<&Outcome32>> = vec![None; cases.len()];
+    for (k, &i) in soft_cases.iter().enumerate() {
+        soft[i] = Some(&soft_out[k]);
+    }
+    let mut per_name: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for (((case, (stack, want)), from_c), from_soft) in cases.iter().zip(&native).zip(&compiled).zip(&soft) {
+        *per_name.entry(case.name).or_default() += 1;
+        let problem = match run_lifted(case, *stack) {
+            Ok(got) => {
+                let mut d = differences(case, want, &got);
+                d.extend(
+                    differences(case, want, from_c)
+                        .into_iter()
+                        .map(|x| format!("compiled C: {x}")),
+                );
+                if let Some(from_soft) = from_soft {
+                    let soft_d = differences(case, want, from_soft);
+                    d.extend(soft_d.into_iter().map(|x| format!("soft unit: {x}")));
+                }
+                (!d.is_empty()).then(|| d.join("\n  "))
+            }
+            Err(e) => Some(e),
+        };
+        if let Some(p) = problem {
+            failures.push(format!(
+                "{} ({})\n  in: {}\n  {p}",
+                case.name,
+                hex(&case.code),
+                show_fpu(&case.setup.fpu)
+            ));
+        }
+    }
+    println!(
+        "x87 oracle: {} cases in {} forms, each native, interpreted and compiled",
+        cases.len(),
+        per_name.len()
+    );
+    for (name, n) in &per_name {
+        println!("  {n:4}  {name}");
+    }
+    let mut failing_forms: BTreeMap<&str, usize> = BTreeMap::new();
+    for f in &failures {
+        let name = f.split(" (").next().unwrap_or_default();
+        if let Some(t) = per_name.keys().find(|k| **k == name) {
+            *failing_forms.entry(t).or_default() += 1;
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "failing forms: {failing_forms:?}\n{} of {} cases differ from this CPU; the first ones:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.iter().take(12).cloned().collect::<Vec<_>>().join("\n")
+    );
+}

@@ -1,0 +1,145 @@
+//! Backward liveness of flags inside one function, given what is known of the functions around it.
+
+use std::collections::BTreeMap;
+
+use rpt_ir::{Block, CallTarget, ExitReason, Function, GuestAddr, HelperDecl, InstKind, Terminator};
+
+use crate::flags::{FlagSet, FlagUniverse};
+
+/// What one function's flag liveness depends on outside the function.
+pub struct Context<'a> {
+    /// The guest's flags.
+    pub universe: &'a FlagUniverse,
+    /// The program's helpers; a helper that reads state or may leave lifted code reads every flag.
+    pub helpers: &'a BTreeMap<String, HelperDecl>,
+    /// Flags some caller reads after this function returns.
+    pub ret_live: FlagSet,
+    /// The entry-live flags of a lifted function, or `None` for anything else (an extern, an
+    /// address that is not a function), which is assumed to read every flag.
+    pub callee_entry: &'a dyn Fn(GuestAddr) -> Option<FlagSet>,
+}
+
+/// A call or tail call of a function, with the flags read after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallSite {
+    /// The block the call ends.
+    pub block: Block,
+    /// The guest address of the calling instruction (the block's last `mark`), if it has one.
+    pub pc: Option<GuestAddr>,
+    /// The callee, when known at lift time.
+    pub direct: Option<GuestAddr>,
+    /// Whether it is a tail call (its callee returns straight to this function's caller).
+    pub tail: bool,
+    /// For a call, the flags live when the callee returns; for a tail call, empty (the caller's
+    /// `ret_live` applies instead).
+    pub live_after: FlagSet,
+}
+
+/// The flags live at each block's entry, and the function's call sites.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Liveness {
+    /// Flags live on entry to each block, indexed by block.
+    pub live_in: Vec<FlagSet>,
+    /// Every call and tail call, in block order.
+    pub call_sites: Vec<CallSite>,
+}
+
+impl Liveness {
+    /// The flags the function reads before writing them: its entry-live flags.
+    pub fn entry_live(&self) -> FlagSet {
+        self.live_in.first().copied().unwrap_or(FlagSet::EMPTY)
+    }
+}
+
+impl Context<'_> {
+    /// Flags live just before the terminator of a block, given the blocks' current `live_in`.
+    pub(crate) fn live_at_terminator(&self, term: &Terminator, live_in: &[FlagSet]) -> FlagSet {
+        let all = self.universe.all();
+        let callee = |target: &CallTarget| match target {
+            CallTarget::Direct(addr) => (self.callee_entry)(*addr).unwrap_or(all),
+            CallTarget::Indirect(_) => all,
+        };
+        let successors = || {
+            term.successors()
+                .iter()
+                .map(|dest| live_in.get(dest.block.index()).copied().unwrap_or(FlagSet::EMPTY))
+                .fold(FlagSet::EMPTY, FlagSet::union)
+        };
+        match term {
+            Terminator::Jump(_) | Terminator::Branch { .. } | Terminator::Switch { .. } => successors(),
+            // The callee's entry-live flags are computed with this site's live-after flags in its
+            // `ret_live`, so any flag passing through the callee unwritten is among them.
+            Terminator::Call { target, .. } => callee(target),
+            Terminator::TailCall { target } => callee(target),
+            Terminator::Return => self.ret_live,
+            // The runtime may resume from, or interpret on from, the state it is left at a yield, a
+            // system call or unlifted code; the exits that end the program only report the pc.
+            Terminator::Exit { reason, .. } => match reason {
+                ExitReason::Halt | ExitReason::DivideError | ExitReason::InvalidOpcode => FlagSet::EMPTY,
+                ExitReason::Unlifted | ExitReason::Syscall | ExitReason::Yield => all,
+            },
+            Terminator::Unreachable => FlagSet::EMPTY,
+        }
+    }
+
+    /// How one instruction changes the flags live before it, given those live after it.
+    pub(crate) fn step(&self, kind: &InstKind, live: FlagSet) -> FlagSet {
+        match kind {
+            InstKind::SetSlot { slot, .. } => live.minus(self.universe.touched_by(*slot)),
+            InstKind::GetSlot { slot } => live.union(self.universe.touched_by(*slot)),
+            InstKind::CallHelper { helper, .. } => {
+                let reads = self
+                    .helpers
+                    .get(helper)
+                    .is_none_or(|h| h.effects.reads_state || h.effects.may_exit);
+                if reads { live.union(self.universe.all()) } else { live }
+            }
+            _ => live,
+        }
+    }
+
+    /// Solves the function's flag liveness.
+    pub fn solve(&self, func: &Function) -> Liveness {
+        let n = func.blocks.len();
+        let mut live_in = vec![FlagSet::EMPTY; n];
+        // Sets only grow, so sweeping in reverse block order until nothing changes terminates; lifted
+        // code is mostly laid out in address order, which makes reverse order close to post-order.
+        loop {
+            let mut changed = false;
+            for (index, block) in func.blocks.iter().enumerate().rev() {
+                let mut live = self.live_at_terminator(&block.term, &live_in);
+                for inst in block.insts.iter().rev() {
+                    live = self.step(&inst.kind, live);
+                }
+                changed |= live_in[index].insert(live);
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut call_sites = Vec::new();
+        for (block, data) in func.iter_blocks() {
+            let (target, tail, live_after) = match &data.term {
+                Terminator::Call { target, cont } => (target, false, live_in[cont.block.index()]),
+                Terminator::TailCall { target } => (target, true, FlagSet::EMPTY),
+                _ => continue,
+            };
+            let pc = data.insts.iter().rev().find_map(|i| match i.kind {
+                InstKind::Mark { pc } => Some(pc),
+                _ => None,
+            });
+            let direct = match target {
+                CallTarget::Direct(addr) => Some(*addr),
+                CallTarget::Indirect(_) => None,
+            };
+            call_sites.push(CallSite {
+                block,
+                pc,
+                direct,
+                tail,
+                live_after,
+            });
+        }
+        Liveness { live_in, call_sites }
+    }
+}

@@ -1,0 +1,52 @@
+//! The pass as rpt runs it: the [`PassPlugin`] implementation.
+
+use rpt_api::{FunctionContext, PassError, PassParams, PassPlugin, PluginInfo, ProgramAnalysis};
+use rpt_ir::{Function, Program};
+
+use crate::{Audit, FunctionFacts, NAME, analyze, apply, facts_for};
+
+/// The flag-abi pass. It takes no parameters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlagAbiPass;
+
+impl PassPlugin for FlagAbiPass {
+    fn info(&self) -> PluginInfo {
+        PluginInfo {
+            name: NAME.to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            hash: env!("RPT_SOURCE_HASH").to_string(),
+        }
+    }
+
+    fn check_params(&self, params: &PassParams) -> Result<(), PassError> {
+        match params.keys().next() {
+            Some(name) => Err(PassError::BadParam {
+                name: name.clone(),
+                why: "flag-abi takes no parameters".to_string(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn analyze(&self, program: &Program, _params: &PassParams) -> Result<Option<ProgramAnalysis>, PassError> {
+        let (universe, abi) = analyze(program).map_err(|e| PassError::Failed(e.to_string()))?;
+        let is_lifted = |a| program.functions.contains_key(&a);
+        let facts = program
+            .functions
+            .values()
+            .map(|func| (func.entry, facts_for(&abi, func, is_lifted).encode()))
+            .collect();
+        // The report is the analysis; how much each function lost is left to the C diff.
+        let audit = Audit::new(&abi, &universe, &program.state, program.functions.len(), None);
+        Ok(Some(ProgramAnalysis {
+            facts,
+            report: audit.text,
+        }))
+    }
+
+    fn run(&self, func: &mut Function, cx: &FunctionContext<'_>, _params: &PassParams) -> Result<(), PassError> {
+        let facts = FunctionFacts::decode(cx.facts).map_err(PassError::Failed)?;
+        apply(func, cx.state, cx.helpers, &facts).map_err(|e| PassError::Failed(e.to_string()))?;
+        Ok(())
+    }
+}
