@@ -63,6 +63,9 @@ fn allowed(name: &str) -> Option<&'static [&'static str]> {
         "rpt-emit-c" => &["rpt-ir", "rpt-api"],
         "rpt-build" => &["rpt-api"],
         "rpt-archive" => &["rpt-recipe"],
+        // The bench reads recipes (pass lists, the image a DOL must equal) and talks to rpt only
+        // through the `rpt` executable it is given.
+        "rpt-bench" => &["rpt-recipe"],
         // The runtime crate only embeds C; it names its files with the api's SourceFile.
         "rpt-runtime" => &["rpt-api"],
         "rpt-cli" | "rpt-tests" => return None,
@@ -118,5 +121,47 @@ fn every_rust_file_opens_with_a_module_comment() {
         missing.is_empty(),
         "files without a leading `//!` line:\n{}",
         missing.join("\n")
+    );
+}
+
+/// The crates that may start processes (ARCHITECTURE.md, "Invariants"): the CLI, the build crate
+/// (compilers, linkers, runners) and the bench (the programs it measures).
+const MAY_START_PROCESSES: &[&str] = &["framework/cli", "framework/build", "framework/bench"];
+
+#[test]
+fn only_cli_build_and_bench_start_processes() {
+    let root = workspace_root();
+    let mut files = Vec::new();
+    for top in ["framework", "guests", "hosts", "passes"] {
+        files_where(
+            &root.join(top),
+            &|p| p.extension().is_some_and(|e| e == "rs"),
+            &mut files,
+        );
+    }
+    let mut offenders = Vec::new();
+    let mut scanned = 0;
+    for path in &files {
+        let rel = path.strip_prefix(&root).unwrap_or(path);
+        let rel_text = rel.display().to_string();
+        // Only library and binary sources: a crate's own tests may run what they like.
+        let in_src = rel.components().any(|c| c.as_os_str() == "src");
+        if !in_src || MAY_START_PROCESSES.iter().any(|c| rel_text.starts_with(c)) {
+            continue;
+        }
+        scanned += 1;
+        let Ok(text) = fs::read_to_string(path) else { continue };
+        if text.contains("process::Command") || text.contains("Command::new(") {
+            offenders.push(rel_text);
+        }
+    }
+    assert!(
+        scanned >= 20,
+        "scanned only {scanned} files: is the tidy test looking in the right place?"
+    );
+    assert!(
+        offenders.is_empty(),
+        "these files start processes, which only {MAY_START_PROCESSES:?} may do:\n{}",
+        offenders.join("\n")
     );
 }

@@ -106,7 +106,7 @@ enum ArchiveCommand {
     },
 }
 
-fn recipe_name(recipe: &Path) -> Result<String> {
+pub fn recipe_name(recipe: &Path) -> Result<String> {
     recipe
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -142,21 +142,39 @@ fn lock(archive: &RecipeArchive) -> Result<ArchiveLock> {
 
 /// The generation directory `--generation` names, or the recipe's current one.
 fn find_generation(args: &PromoteArgs, name: &str) -> Result<PathBuf> {
-    let gen_root = args.gen_dir.clone().unwrap_or_else(|| default_gen_root(&args.recipe));
+    find_generation_of(
+        &args.recipe,
+        args.gen_dir.as_deref(),
+        args.host.as_deref(),
+        args.generation.as_deref(),
+        name,
+    )
+}
+
+/// The generation directory of recipe `name` that `generation` names (a directory name in
+/// `gen/<name>/`, any unique prefix of it, or a path), or without one the recipe's current one.
+pub fn find_generation_of(
+    recipe_path: &Path,
+    gen_dir: Option<&Path>,
+    host: Option<&str>,
+    generation: Option<&str>,
+    name: &str,
+) -> Result<PathBuf> {
+    let gen_root = gen_dir.map_or_else(|| default_gen_root(recipe_path), Path::to_path_buf);
     let recipe_gens = gen_root.join(name);
-    let Some(id) = &args.generation else {
+    let Some(id) = generation else {
         let text =
-            std::fs::read_to_string(&args.recipe).with_context(|| format!("reading {}", args.recipe.display()))?;
-        let recipe = rpt_recipe::parse(&args.recipe, &text)?;
+            std::fs::read_to_string(recipe_path).with_context(|| format!("reading {}", recipe_path.display()))?;
+        let recipe = rpt_recipe::parse(recipe_path, &text)?;
         let digest = rpt_recipe::digest(&recipe, &recipe.image_sha256);
-        let host = args.host.clone().unwrap_or_else(|| recipe.host.clone());
+        let host = host.map_or_else(|| recipe.host.clone(), str::to_string);
         let dir = recipe_gens.join(format!("{}-{host}", &digest[..16]));
         if !dir.join(rpt_archive::MANIFEST_FILE).is_file() {
             bail!(
                 "{}: there is no generation of the recipe as it is now ({}); run `rpt recompile {}` first",
-                args.recipe.display(),
+                recipe_path.display(),
                 dir.display(),
-                args.recipe.display()
+                recipe_path.display()
             );
         }
         return Ok(dir);
@@ -175,7 +193,7 @@ fn find_generation(args: &PromoteArgs, name: &str) -> Result<PathBuf> {
         }
     }
     known.sort();
-    let matching: Vec<&String> = known.iter().filter(|k| k.starts_with(id.as_str())).collect();
+    let matching: Vec<&String> = known.iter().filter(|k| k.starts_with(id)).collect();
     match matching.as_slice() {
         [one] => Ok(recipe_gens.join(one)),
         [] => bail!(

@@ -4,6 +4,7 @@
 //! status pass through `rpt run` untouched.
 
 mod archive;
+mod bench;
 mod builtin;
 mod hosts;
 mod progress;
@@ -61,6 +62,10 @@ pub struct RecompileArgs {
     /// Print the passes' reports (such as the flag-ABI audit), which the manifest also records.
     #[arg(long)]
     pub report: bool,
+    /// Write what the recompile cost and produced (times, functions, binary) to this RON file
+    /// (`rpt bench` reads it).
+    #[arg(long, value_name = "FILE")]
+    pub stats: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -96,6 +101,9 @@ enum Command {
     Archive(archive::ArchiveArgs),
     /// Rebuild a generation (archive/<recipe>/vN) from its own sources and check the binary.
     Build(rebuild::BuildArgs),
+    /// Measure recompiled samples against native builds and qemu-user, and write the table, JSON
+    /// and chart (`rpt bench --suite bench/suite.ron --out docs/benchmarks`).
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -112,6 +120,7 @@ fn main() -> ExitCode {
         Command::Rollback(args) => archive::rollback(&args),
         Command::Archive(args) => archive::archive(&args),
         Command::Build(args) => rebuild::build(&args),
+        Command::Bench(args) => bench::bench(&args).map(|_| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

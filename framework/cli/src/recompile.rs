@@ -263,6 +263,18 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     manifest.write(&gen_dir)?;
 
     let stats = &generation.stats;
+    if let Some(path) = &args.stats {
+        let written = rpt_bench::RecompileStats {
+            gen_dir: gen_dir.clone(),
+            binary: binary.clone(),
+            guest: recipe.guest.clone(),
+            functions: stats.functions,
+            generate_seconds: stats.timings.iter().map(|(_, d)| d.as_secs_f64()).sum(),
+            compile_seconds: compile_time.as_secs_f64(),
+            link_seconds: link_time.as_secs_f64(),
+        };
+        write_file(path, written.to_ron().as_bytes())?;
+    }
     eprintln!(
         "rpt: recompiled {} for {host_name} ({}, L1I {})",
         recipe_path.display(),

@@ -11,26 +11,14 @@
 #                              gives paired.expected)
 #
 # CC overrides the compiler (default powerpc-linux-gnu-gcc); RPT the rpt binary
-# (default: cargo run -q -p rpt-cli --). The flags: -mcpu=750, hard float, no PIE/PIC (Debian's
-# default is PIE), no small-data sections, no unwind tables, no build id, and no libc; libgcc
-# gives the 64-bit division helpers. -fno-tree-loop-distribute-patterns keeps gcc from turning
-# rt.c's memset/memcpy loops into calls to themselves.
+# (default: cargo run -q -p rpt-cli --). The flags and the rpt wrapper are in common.sh.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 CC=${CC:-powerpc-linux-gnu-gcc}
 PROGRAMS="integer float paired"
-FLAGS="-mcpu=750 -O2 -mhard-float -ffreestanding -fno-builtin -nostdlib -fno-pie -no-pie -static -fno-pic \
-  -mno-sdata -fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns -Wall -Wextra \
-  -Wl,--build-id=none -Wl,--no-warn-rwx-segments"
-
-rpt() {
-    if [ -n "${RPT:-}" ]; then
-        "$RPT" "$@"
-    else
-        (cd "$here/../../.." && cargo run -q -p rpt-cli -- "$@")
-    fi
-}
+# shellcheck source=common.sh
+. "$here/common.sh"
 
 build_elf() {
     # A program NAME may have hand-written Gekko assembly in NAME_ops.S (paired singles).
@@ -39,7 +27,7 @@ build_elf() {
         extra="-Wa,-mgekko $here/${1}_ops.S"
     fi
     # shellcheck disable=SC2086
-    "$CC" $FLAGS -T "$here/gc.ld" "$here/rt.c" "$here/$1.c" $extra -lgcc -o "$2"
+    "$CC" $PPC_FLAGS -T "$here/gc.ld" "$here/rt.c" "$here/$1.c" $extra -lgcc -o "$2"
 }
 
 build_all() {
