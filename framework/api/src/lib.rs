@@ -18,7 +18,7 @@ pub use guest::{
 pub use host::{
     CEnvironment, CacheGeometry, CompilerSettings, CpuModel, HostDesc, HostPlugin, Needed, Purpose, Requirement, Runner,
 };
-pub use pass::{FunctionContext, ParamValue, PassError, PassParams, PassPlugin, ProgramAnalysis};
+pub use pass::{Codegen, FunctionContext, ParamValue, PassError, PassParams, PassPlugin, ProgramAnalysis};
 
 /// What identifies a plugin build: its name, version and the hash of the sources it was built from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

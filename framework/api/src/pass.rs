@@ -55,6 +55,23 @@ pub struct ProgramAnalysis {
     pub report: String,
 }
 
+/// How a pass changes code generation rather than the IR: choices of the C backend that passes
+/// switch on. The core combines the enabled passes' choices (each is on if any pass asks for it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Codegen {
+    /// MEMARG: the guest memory base travels as a parameter through every lifted function.
+    pub memory_base_argument: bool,
+}
+
+impl Codegen {
+    /// Both sets of choices.
+    pub fn union(self, other: Codegen) -> Codegen {
+        Codegen {
+            memory_base_argument: self.memory_base_argument || other.memory_base_argument,
+        }
+    }
+}
+
 /// What a pass sees besides the function it transforms.
 #[derive(Clone, Copy, Debug)]
 pub struct FunctionContext<'a> {
@@ -82,6 +99,11 @@ pub trait PassPlugin: Send + Sync {
     fn analyze(&self, program: &Program, params: &PassParams) -> Result<Option<ProgramAnalysis>, PassError> {
         let _ = (program, params);
         Ok(None)
+    }
+    /// The code-generation choices the pass makes (none by default).
+    fn codegen(&self, params: &PassParams) -> Codegen {
+        let _ = params;
+        Codegen::default()
     }
     /// Transforms one function in place.
     fn run(&self, func: &mut Function, cx: &FunctionContext<'_>, params: &PassParams) -> Result<(), PassError>;

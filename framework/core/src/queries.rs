@@ -361,6 +361,16 @@ pub fn function_override<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -
     Ok(Some(over.c_symbol.clone()))
 }
 
+/// The code-generation choices of the recipe's enabled passes, combined. An unknown pass is
+/// reported by the pass queries; here it simply makes no choice.
+#[salsa::tracked(returns(copy))]
+pub fn codegen_options(db: &dyn Db, s: Session) -> rpt_api::Codegen {
+    enabled_passes(db, s)
+        .iter()
+        .filter_map(|config| Some(db.registry().pass(&config.name)?.codegen(&params(&config.params))))
+        .fold(rpt_api::Codegen::default(), rpt_api::Codegen::union)
+}
+
 /// One function's C definition (for an overridden function, a call to its replacement).
 #[salsa::tracked(returns(ref))]
 pub fn function_c<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> Result<Arc<EmittedFunction>, CoreError> {
@@ -369,6 +379,7 @@ pub fn function_c<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> Resul
             f.addr(db),
             &symbol,
             s.listing_name(db),
+            codegen_options(db, s).memory_base_argument,
         )));
     }
     let func = optimized_function(db, s, f).clone()?;
@@ -379,6 +390,7 @@ pub fn function_c<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> Resul
         externs: &facts.externs,
         memory: facts.memory,
         listing_name: s.listing_name(db),
+        memarg: codegen_options(db, s).memory_base_argument,
     };
     rpt_emit_c::emit_function(&func, &ctx)
         .map(Arc::new)
@@ -402,7 +414,11 @@ pub fn shard_text(db: &dyn Db, s: Session, shard: u32) -> Result<Arc<String>, Co
         emitted.push(function_c(db, s, FunctionId::new(db, *addr)).clone()?);
     }
     let refs: Vec<&EmittedFunction> = emitted.iter().map(|e| e.as_ref()).collect();
-    Ok(Arc::new(rpt_emit_c::shard_source(&refs, &facts.externs)))
+    Ok(Arc::new(rpt_emit_c::shard_source(
+        &refs,
+        &facts.externs,
+        codegen_options(db, s).memory_base_argument,
+    )))
 }
 
 /// The IR text of one shard: the same functions as [`shard_text`], after passes, in address
@@ -452,6 +468,7 @@ pub fn function_table_c(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreErro
         &facts.functions,
         &facts.externs,
         facts.entry,
+        codegen_options(db, s).memory_base_argument,
     )))
 }
 

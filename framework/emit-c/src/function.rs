@@ -49,7 +49,10 @@ pub fn emit_function(func: &Function, ctx: &EmitContext) -> Result<EmittedFuncti
 ///
 /// The prototype of `c_symbol` is part of the text, so the shard needs nothing else, and the
 /// function keeps its `f_` name: callers and the function table are untouched by an override.
-pub fn emit_override(entry: GuestAddr, c_symbol: &str, listing_name: &str) -> EmittedFunction {
+///
+/// With MEMARG the override also gets the `_m` entry lifted callers use, a bridge that drops the
+/// memory base (an override is C with the plain signature).
+pub fn emit_override(entry: GuestAddr, c_symbol: &str, listing_name: &str, memarg: bool) -> EmittedFunction {
     let mut text = String::new();
     let _ = writeln!(text, "void {c_symbol}(struct cpu *restrict c);");
     if entry.0 <= u64::from(u32::MAX) {
@@ -59,6 +62,13 @@ pub fn emit_override(entry: GuestAddr, c_symbol: &str, listing_name: &str) -> Em
     text.push_str("\t/* Replaced by the recipe's override. */\n");
     let _ = writeln!(text, "\t__attribute__((musttail)) return {c_symbol}(c);");
     text.push_str("}\n");
+    if memarg {
+        let _ = writeln!(
+            text,
+            "void {}(struct cpu *restrict c, uint8_t *mb)\n{{\n\t(void)mb;\n\t{c_symbol}(c);\n}}",
+            memarg_name(entry)
+        );
+    }
     EmittedFunction {
         entry,
         text,
@@ -330,9 +340,20 @@ impl<'a> FnEmitter<'a> {
         if entry.0 <= u64::from(u32::MAX) {
             let _ = writeln!(text, "#line {} {}", entry.0, c_string(self.ctx.listing_name));
         }
-        let _ = writeln!(text, "void {}(struct cpu *restrict c)\n{{", entry.function_name());
-        if self.uses_memory_base {
-            text.push_str("\tuint8_t *const mb = rpt_mem;\n");
+        if self.ctx.memarg {
+            let _ = writeln!(
+                text,
+                "void {}(struct cpu *restrict c, uint8_t *mb)\n{{",
+                memarg_name(entry)
+            );
+            if !self.uses_memory_base {
+                text.push_str("\t(void)mb;\n");
+            }
+        } else {
+            let _ = writeln!(text, "void {}(struct cpu *restrict c)\n{{", entry.function_name());
+            if self.uses_memory_base {
+                text.push_str("\tuint8_t *const mb = rpt_mem;\n");
+            }
         }
         for &b in &self.order {
             for &p in &self.func.blocks[b].params {
@@ -345,6 +366,16 @@ impl<'a> FnEmitter<'a> {
         }
         text.push_str(&self.body);
         text.push_str("}\n");
+        if self.ctx.memarg {
+            // The plain entry the function table, the runtime and overrides call. Not a tail call:
+            // musttail needs the callee's signature to match.
+            let _ = writeln!(
+                text,
+                "void {}(struct cpu *restrict c)\n{{\n\t{}(c, rpt_mem);\n}}",
+                entry.function_name(),
+                memarg_name(entry)
+            );
+        }
         EmittedFunction {
             entry,
             text,
@@ -913,6 +944,17 @@ impl<'a> FnEmitter<'a> {
 
     // ---- terminators
 
+    /// A direct call expression: `f_X(c)`, `f_X_m(c, mb)` with MEMARG, `extern_symbol(c)`.
+    fn direct_call(&mut self, addr: GuestAddr) -> Result<String, EmitError> {
+        let name = self.callee(addr)?;
+        if self.ctx.memarg && !self.ctx.externs.contains_key(&addr) {
+            self.uses_memory_base = true;
+            Ok(format!("{}(c, mb)", memarg_name(addr)))
+        } else {
+            Ok(format!("{name}(c)"))
+        }
+    }
+
     fn callee(&mut self, addr: GuestAddr) -> Result<String, EmitError> {
         self.callees.insert(addr);
         match self.ctx.externs.get(&addr) {
@@ -977,7 +1019,7 @@ impl<'a> FnEmitter<'a> {
             }
             Terminator::Call { target, cont } => {
                 let call = match target {
-                    CallTarget::Direct(addr) => format!("{}(c);", self.callee(*addr)?),
+                    CallTarget::Direct(addr) => format!("{};", self.direct_call(*addr)?),
                     CallTarget::Indirect(v) => format!("rpt_dispatch(c, {v});"),
                 };
                 format!("{call} {}", self.jump(cont)?)
@@ -987,7 +1029,19 @@ impl<'a> FnEmitter<'a> {
             Terminator::TailCall {
                 target: CallTarget::Direct(addr),
             } => {
-                format!("__attribute__((musttail)) return {}(c);", self.callee(*addr)?)
+                let call = self.direct_call(*addr)?;
+                if self.ctx.memarg && self.ctx.externs.contains_key(addr) {
+                    // An extern has the plain signature, so this cannot be a musttail; an extern
+                    // returns, so no chain of these can grow the stack.
+                    format!("{call}; return;")
+                } else {
+                    format!("__attribute__((musttail)) return {call};")
+                }
+            }
+            Terminator::TailCall {
+                target: CallTarget::Indirect(v),
+            } if self.ctx.memarg => {
+                format!("{{ rpt_fn_m t = rpt_resolve_m(c, {v}); __attribute__((musttail)) return t(c, mb); }}")
             }
             Terminator::TailCall {
                 target: CallTarget::Indirect(v),
@@ -1003,6 +1057,11 @@ impl<'a> FnEmitter<'a> {
         self.stmt(s);
         Ok(())
     }
+}
+
+/// The name of a function's MEMARG entry (`f_00401000_m`).
+pub(crate) fn memarg_name(entry: GuestAddr) -> String {
+    format!("{}_m", entry.function_name())
 }
 
 /// `x <op> n`, or just `x` when `n` is 0 (which keeps generated field access readable).

@@ -42,6 +42,10 @@ pub struct EmitContext<'a> {
     pub memory: MemoryModel,
     /// The listing file named in `#line` directives (`my-game.lst`).
     pub listing_name: &'a str,
+    /// MEMARG: lifted functions take the memory base as a parameter (`f_X_m(c, mb)`) and
+    /// call each other that way; `f_X(c)` stays as a thin wrapper for the function table, the
+    /// runtime and overrides (docs/c-abi.md, "MEMARG").
+    pub memarg: bool,
 }
 
 /// One emitted C function and the functions it names.

@@ -131,6 +131,7 @@ fn ctx<'a>(
         externs,
         memory: common::MEMORY,
         listing_name: "t.lst",
+        memarg: false,
     }
 }
 
@@ -195,7 +196,7 @@ fn callees_list_direct_targets_and_externs() {
         .expect("f_00007000");
     let expected: BTreeSet<GuestAddr> = [0x7100, 0x7300, 0xfff0_0000].into_iter().map(GuestAddr).collect();
     assert_eq!(entry.callees, expected);
-    let shard = rpt_emit_c::shard_source(&[entry], &program.externs);
+    let shard = rpt_emit_c::shard_source(&[entry], &program.externs, false);
     assert!(shard.contains("void ext_bump(struct cpu *restrict c);"), "{shard}");
     assert!(shard.contains("void f_00007100(struct cpu *restrict c);"), "{shard}");
 }

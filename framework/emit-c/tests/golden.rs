@@ -1,5 +1,6 @@
 //! Golden tests of emitted C: each `tests/golden/NAME.rir` is emitted (CPU header, one shard
-//! with all its functions, function table) and compared with `tests/golden/NAME.c`.
+//! with all its functions, function table) and compared with `tests/golden/NAME.c`, and once more
+//! with MEMARG, compared with `tests/golden/NAME.memarg.c`.
 //! `RPT_BLESS=1` rewrites the expected files; a mismatch prints a diff and that hint.
 
 mod common;
@@ -9,8 +10,8 @@ use std::fs;
 
 use rpt_ir::GuestAddr;
 
-fn render(program: &rpt_ir::Program, listing_name: &str) -> String {
-    let emitted = common::emit_all(program, listing_name);
+fn render(program: &rpt_ir::Program, listing_name: &str, memarg: bool) -> String {
+    let emitted = common::emit_all_with(program, listing_name, memarg);
     let refs: Vec<&rpt_emit_c::EmittedFunction> = emitted.iter().collect();
     let addrs: BTreeSet<GuestAddr> = program.functions.keys().copied().collect();
     let entry = addrs.iter().next().copied().unwrap_or_default();
@@ -22,9 +23,9 @@ fn render(program: &rpt_ir::Program, listing_name: &str) -> String {
         &program.helpers,
     ));
     out.push_str("/* ==== shard ==== */\n");
-    out.push_str(&rpt_emit_c::shard_source(&refs, &program.externs));
+    out.push_str(&rpt_emit_c::shard_source(&refs, &program.externs, memarg));
     out.push_str("/* ==== functab.c ==== */\n");
-    out.push_str(&rpt_emit_c::function_table(&addrs, &program.externs, entry));
+    out.push_str(&rpt_emit_c::function_table(&addrs, &program.externs, entry, memarg));
     out
 }
 
@@ -46,20 +47,23 @@ fn emitted_c_matches_the_golden_files() {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let actual = render(&program, &format!("{name}.lst"));
-        let expected_path = path.with_extension("c");
-        if bless {
-            fs::write(&expected_path, &actual)
-                .unwrap_or_else(|e| panic!("cannot write {}: {e}", expected_path.display()));
-            continue;
-        }
-        let expected = fs::read_to_string(&expected_path).unwrap_or_default();
-        if expected != actual {
-            failures.push(format!(
-                "{} differs from the emitted C (- expected, + actual):\n{}",
-                expected_path.display(),
-                common::diff(&expected, &actual)
-            ));
+        // Each program twice: as emitted by default, and with MEMARG (NAME.memarg.c).
+        for (memarg, extension) in [(false, "c"), (true, "memarg.c")] {
+            let actual = render(&program, &format!("{name}.lst"), memarg);
+            let expected_path = path.with_extension(extension);
+            if bless {
+                fs::write(&expected_path, &actual)
+                    .unwrap_or_else(|e| panic!("cannot write {}: {e}", expected_path.display()));
+                continue;
+            }
+            let expected = fs::read_to_string(&expected_path).unwrap_or_default();
+            if expected != actual {
+                failures.push(format!(
+                    "{} differs from the emitted C (- expected, + actual):\n{}",
+                    expected_path.display(),
+                    common::diff(&expected, &actual)
+                ));
+            }
         }
     }
     assert!(

@@ -303,14 +303,14 @@ _Noreturn void rpt_unreachable(struct cpu *c, uint64_t function)
 	rpt_process_exit(125);
 }
 
-rpt_fn rpt_lookup(uint64_t pc)
+static const struct rpt_function *rpt_find(uint64_t pc)
 {
 	size_t lo = 0, hi = rpt_function_count;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		uint64_t at = rpt_function_table[mid].pc;
 		if (at == pc)
-			return rpt_function_table[mid].fn;
+			return &rpt_function_table[mid];
 		if (at < pc)
 			lo = mid + 1;
 		else
@@ -319,12 +319,26 @@ rpt_fn rpt_lookup(uint64_t pc)
 	return NULL;
 }
 
+rpt_fn rpt_lookup(uint64_t pc)
+{
+	const struct rpt_function *f = rpt_find(pc);
+	return f ? f->fn : NULL;
+}
+
 rpt_fn rpt_resolve(struct cpu *c, uint64_t pc)
 {
 	rpt_fn fn = rpt_lookup(pc);
 	if (!fn)
 		rpt_exit(c, pc, RPT_EXIT_UNLIFTED);
 	return fn;
+}
+
+rpt_fn_m rpt_resolve_m(struct cpu *c, uint64_t pc)
+{
+	const struct rpt_function *f = rpt_find(pc);
+	if (!f || !f->fn_m)
+		rpt_exit(c, pc, RPT_EXIT_UNLIFTED);
+	return f->fn_m;
 }
 
 void rpt_dispatch(struct cpu *c, uint64_t pc)

@@ -36,10 +36,15 @@ struct rpt_v2f32 {
 /* Every lifted function and every extern has this type. */
 typedef void (*rpt_fn)(struct cpu *restrict c);
 
-/* One row of the function table (functab.c), sorted by pc. */
+/* With the memarg pass, lifted code calls each other with the memory base as a second argument. */
+typedef void (*rpt_fn_m)(struct cpu *restrict c, uint8_t *mb);
+
+/* One row of the function table (functab.c), sorted by pc. `fn_m` is the memarg entry (the
+ * function itself, or a bridge to an extern or override), NULL in generations without memarg. */
 struct rpt_function {
 	uint64_t pc;
 	rpt_fn fn;
+	rpt_fn_m fn_m;
 };
 
 /* Segment access rights, as in rpt_api::SegmentFlags. */
@@ -80,6 +85,7 @@ enum {
 /* Dispatch and exits (rpt_runtime.c). */
 rpt_fn rpt_lookup(uint64_t pc);
 rpt_fn rpt_resolve(struct cpu *c, uint64_t pc);
+rpt_fn_m rpt_resolve_m(struct cpu *c, uint64_t pc);
 void rpt_dispatch(struct cpu *c, uint64_t pc);
 _Noreturn void rpt_exit(struct cpu *c, uint64_t pc, int reason);
 _Noreturn void rpt_unreachable(struct cpu *c, uint64_t function);

@@ -1429,6 +1429,7 @@ fn compiled_run(cases: &[Case], programs: &[Program], input: &[u8]) -> Vec<State
         externs: &externs,
         memory,
         listing_name: "fuzz.lst",
+        memarg: false,
     };
     let mut emitted = Vec::new();
     let mut all = BTreeSet::new();
@@ -1446,7 +1447,7 @@ fn compiled_run(cases: &[Case], programs: &[Program], input: &[u8]) -> Vec<State
         ("cpu.h".to_string(), rpt_emit_c::cpu_header(&state, memory, &helpers)),
         (
             "functab.c".to_string(),
-            rpt_emit_c::function_table(&all, &externs, GuestAddr(u64::from(CODE_BASE))),
+            rpt_emit_c::function_table(&all, &externs, GuestAddr(u64::from(CODE_BASE)), false),
         ),
         (
             "image.c".to_string(),
@@ -1461,7 +1462,7 @@ fn compiled_run(cases: &[Case], programs: &[Program], input: &[u8]) -> Vec<State
     ];
     for (i, part) in parts.iter().enumerate() {
         let refs: Vec<&rpt_emit_c::EmittedFunction> = part.iter().collect();
-        sources.push((format!("cases{i}.c"), rpt_emit_c::shard_source(&refs, &externs)));
+        sources.push((format!("cases{i}.c"), rpt_emit_c::shard_source(&refs, &externs, false)));
     }
     for f in rpt_runtime::sources() {
         sources.push((f.path, f.contents));

@@ -585,6 +585,7 @@ fn paired_singles_compiled_to_c() {
         externs: &externs,
         memory: plugin.memory_model(),
         listing_name: "paired.lst",
+        memarg: false,
     };
     let mut emitted = Vec::new();
     let mut all = BTreeSet::new();
@@ -600,10 +601,10 @@ fn paired_singles_compiled_to_c() {
             "cpu.h".to_string(),
             rpt_emit_c::cpu_header(&state, plugin.memory_model(), &helpers),
         ),
-        ("cases.c".to_string(), rpt_emit_c::shard_source(&refs, &externs)),
+        ("cases.c".to_string(), rpt_emit_c::shard_source(&refs, &externs, false)),
         (
             "functab.c".to_string(),
-            rpt_emit_c::function_table(&all, &externs, GuestAddr(u64::from(CASE_BASE))),
+            rpt_emit_c::function_table(&all, &externs, GuestAddr(u64::from(CASE_BASE)), false),
         ),
         (
             "image.c".to_string(),

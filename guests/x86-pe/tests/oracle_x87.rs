@@ -822,6 +822,7 @@ fn run_compiled(cases: &[Case], stacks: &[u32], soft: bool) -> Vec<Outcome32> {
         externs: &externs,
         memory,
         listing_name: "x87.lst",
+        memarg: false,
     };
     let mut emitted = Vec::new();
     let mut all = BTreeSet::new();
@@ -840,7 +841,7 @@ fn run_compiled(cases: &[Case], stacks: &[u32], soft: bool) -> Vec<Outcome32> {
         ("cpu.h".to_string(), rpt_emit_c::cpu_header(&state, memory, &helpers)),
         (
             "functab.c".to_string(),
-            rpt_emit_c::function_table(&all, &externs, GuestAddr(case_addr(0))),
+            rpt_emit_c::function_table(&all, &externs, GuestAddr(case_addr(0)), false),
         ),
         (
             "image.c".to_string(),
@@ -855,7 +856,7 @@ fn run_compiled(cases: &[Case], stacks: &[u32], soft: bool) -> Vec<Outcome32> {
     ];
     for (i, part) in [&emitted[..half], &emitted[half..]].iter().enumerate() {
         let refs: Vec<&rpt_emit_c::EmittedFunction> = part.iter().collect();
-        sources.push((format!("cases{i}.c"), rpt_emit_c::shard_source(&refs, &externs)));
+        sources.push((format!("cases{i}.c"), rpt_emit_c::shard_source(&refs, &externs, false)));
     }
     for f in rpt_runtime::sources() {
         sources.push((f.path, f.contents));

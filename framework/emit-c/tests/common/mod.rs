@@ -45,12 +45,18 @@ pub fn load_program(path: &Path) -> Program {
 
 /// Emits every function of a program, in address order.
 pub fn emit_all(program: &Program, listing_name: &str) -> Vec<EmittedFunction> {
+    emit_all_with(program, listing_name, false)
+}
+
+/// [`emit_all`], with or without MEMARG.
+pub fn emit_all_with(program: &Program, listing_name: &str, memarg: bool) -> Vec<EmittedFunction> {
     let ctx = EmitContext {
         state: &program.state,
         helpers: &program.helpers,
         externs: &program.externs,
         memory: MEMORY,
         listing_name,
+        memarg,
     };
     program
         .functions
@@ -84,7 +90,20 @@ pub fn write_generation(
     extra: &[SourceFile],
     shard_count: u32,
 ) -> Vec<CompileJob> {
-    let emitted = emit_all(program, "test.lst");
+    write_generation_with(src, program, image, entry, extra, shard_count, false)
+}
+
+/// [`write_generation`], with or without MEMARG.
+pub fn write_generation_with(
+    src: &Path,
+    program: &Program,
+    image: &GuestImage,
+    entry: GuestAddr,
+    extra: &[SourceFile],
+    shard_count: u32,
+    memarg: bool,
+) -> Vec<CompileJob> {
+    let emitted = emit_all_with(program, "test.lst", memarg);
     let mut files: BTreeMap<String, String> = BTreeMap::new();
     files.insert(
         "cpu.h".into(),
@@ -100,13 +119,13 @@ pub fn write_generation(
     for (n, funcs) in &shards {
         files.insert(
             format!("shard_{n:02}.c"),
-            rpt_emit_c::shard_source(funcs, &program.externs),
+            rpt_emit_c::shard_source(funcs, &program.externs, memarg),
         );
     }
     let addrs: BTreeSet<GuestAddr> = program.functions.keys().copied().collect();
     files.insert(
         "functab.c".into(),
-        rpt_emit_c::function_table(&addrs, &program.externs, entry),
+        rpt_emit_c::function_table(&addrs, &program.externs, entry, memarg),
     );
     files.insert("image.c".into(), rpt_emit_c::image_source(image));
     files.insert("test.lst".into(), listing_of(program));

@@ -49,7 +49,7 @@ block2:;
 void f_00401000(struct cpu *restrict c);
 
 const struct rpt_function rpt_function_table[] = {
-	{ 0x00401000ull, f_00401000 },
+	{ 0x00401000ull, f_00401000, 0 },
 };
 const size_t rpt_function_count = 1;
 const uint64_t rpt_entry_pc = 0x00401000ull;

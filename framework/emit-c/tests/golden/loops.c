@@ -72,9 +72,9 @@ void f_00002000(struct cpu *restrict c);
 void ExitProcess(struct cpu *restrict c);
 
 const struct rpt_function rpt_function_table[] = {
-	{ 0x00001000ull, f_00001000 },
-	{ 0x00002000ull, f_00002000 },
-	{ 0xfff00000ull, ExitProcess },
+	{ 0x00001000ull, f_00001000, 0 },
+	{ 0x00002000ull, f_00002000, 0 },
+	{ 0xfff00000ull, ExitProcess, 0 },
 };
 const size_t rpt_function_count = 3;
 const uint64_t rpt_entry_pc = 0x00001000ull;

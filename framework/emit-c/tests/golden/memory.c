@@ -40,7 +40,7 @@ void f_80003100(struct cpu *restrict c)
 void f_80003100(struct cpu *restrict c);
 
 const struct rpt_function rpt_function_table[] = {
-	{ 0x80003100ull, f_80003100 },
+	{ 0x80003100ull, f_80003100, 0 },
 };
 const size_t rpt_function_count = 1;
 const uint64_t rpt_entry_pc = 0x80003100ull;

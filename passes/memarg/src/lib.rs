@@ -1,0 +1,60 @@
+//! passes/memarg: the guest memory base as a parameter of every lifted function.
+//!
+//! A code-generation pass: it leaves the IR alone and asks the C backend ([`Codegen`]) to emit
+//! each lifted function as `f_X_m(struct cpu *restrict c, uint8_t *mb)`, calling other lifted
+//! functions as `f_Y_m(c, mb)`, with `f_X(c)` kept as a thin wrapper for the function table, the
+//! runtime and overrides (docs/c-abi.md, "MEMARG").
+//!
+//! Why it pays: without it the base is a pointer loaded from the global `rpt_mem`, and because `c`
+//! is passed to every call, the compiler cannot rule out that a store through the base changes
+//! `*c`; so it reloads guest registers from `c` after every guest store and stores them back before
+//! every guest load. A `restrict` parameter cannot alias another parameter, whatever escapes, so
+//! with the base a parameter the registers stay in host registers.
+//!
+//! Why `mb` itself is not `restrict` (the write-up this comes from, ../shared/reference/001
+//! "MEMARG", made both restrict): externs, helpers and the runtime reach guest memory through
+//! `rpt_mem`, not through `mb`, so a `restrict` base would let the compiler keep a guest value in
+//! a register across a call that changed it. `c` alone being `restrict` is enough for the win.
+
+#![deny(missing_docs)]
+
+use rpt_api::{Codegen, FunctionContext, PassError, PassParams, PassPlugin, PluginInfo};
+use rpt_ir::Function;
+
+/// The pass's name in recipes and manifests.
+pub const NAME: &str = "memarg";
+
+/// The memarg pass. It takes no parameters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MemargPass;
+
+impl PassPlugin for MemargPass {
+    fn info(&self) -> PluginInfo {
+        PluginInfo {
+            name: NAME.to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            hash: env!("RPT_SOURCE_HASH").to_string(),
+        }
+    }
+
+    fn check_params(&self, params: &PassParams) -> Result<(), PassError> {
+        match params.keys().next() {
+            Some(name) => Err(PassError::BadParam {
+                name: name.clone(),
+                why: "memarg takes no parameters".to_string(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn codegen(&self, _params: &PassParams) -> Codegen {
+        Codegen {
+            memory_base_argument: true,
+        }
+    }
+
+    /// The IR is unchanged: the whole effect is in code generation.
+    fn run(&self, _func: &mut Function, _cx: &FunctionContext<'_>, _params: &PassParams) -> Result<(), PassError> {
+        Ok(())
+    }
+}
