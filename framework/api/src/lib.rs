@@ -7,6 +7,7 @@
 
 #![deny(missing_docs)]
 
+pub mod abi;
 mod guest;
 mod host;
 mod pass;
@@ -21,7 +22,7 @@ pub use host::{
 pub use pass::{ParamValue, PassError, PassParams, PassPlugin};
 
 /// What identifies a plugin build: its name, version and the hash of the sources it was built from.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct PluginInfo {
     /// The name recipes use (`x86-pe`, `x86-64`, `flag-abi`).
     pub name: String,
@@ -32,7 +33,7 @@ pub struct PluginInfo {
 }
 
 /// A C source file a plugin contributes to a generation, at a path relative to the generation's `src/`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct SourceFile {
     /// Relative path with `/` separators, e.g. `guest/x86_runtime.c`.
     pub path: String,

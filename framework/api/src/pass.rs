@@ -7,7 +7,7 @@ use rpt_ir::{Function, StateDesc};
 use crate::PluginInfo;
 
 /// A pass parameter value from the recipe.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum ParamValue {
     /// A switch.
     Bool(bool),
@@ -21,7 +21,7 @@ pub enum ParamValue {
 pub type PassParams = BTreeMap<String, ParamValue>;
 
 /// A pass refusing its parameters or failing on a function.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum PassError {
     /// A parameter the pass does not know or a value of the wrong kind.
     #[error("bad parameter `{name}`: {why}")]
@@ -44,4 +44,19 @@ pub trait PassPlugin: Send + Sync {
     fn check_params(&self, params: &PassParams) -> Result<(), PassError>;
     /// Transforms one function in place.
     fn run(&self, func: &mut Function, state: &StateDesc, params: &PassParams) -> Result<(), PassError>;
+
+    /// Transforms many functions, stopping at the first failure, which comes with the index of
+    /// its function. A pass loaded from a library does this in one call across the boundary, so a
+    /// program-wide run pays the boundary once; the default runs [`PassPlugin::run`] on each.
+    fn run_all(
+        &self,
+        funcs: &mut [Function],
+        state: &StateDesc,
+        params: &PassParams,
+    ) -> Result<(), (usize, PassError)> {
+        for (index, func) in funcs.iter_mut().enumerate() {
+            self.run(func, state, params).map_err(|e| (index, e))?;
+        }
+        Ok(())
+    }
 }

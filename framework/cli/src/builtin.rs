@@ -12,5 +12,6 @@ pub fn registry() -> Registry {
     registry.add_host(Arc::new(rpt_host_x86_64::X86_64Host));
     registry.add_host(Arc::new(rpt_host_aarch64::Aarch64Host));
     registry.add_host(Arc::new(rpt_host_loongarch64::Loongarch64Host));
+    registry.add_pass(Arc::new(rpt_pass_example::FoldConstants));
     registry
 }
