@@ -114,6 +114,8 @@ pub fn build_crate(crate_dir: &Path, target_dir: &Path) -> Result<PathBuf> {
     command
         .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\u{1f}"))
         .env_remove("RUSTFLAGS")
+        // Incremental builds may lay out code differently from clean ones.
+        .env("CARGO_INCREMENTAL", "0")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
     let mut child = command
