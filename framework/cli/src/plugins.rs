@@ -14,6 +14,11 @@ use rpt_recipe::PluginSource;
 /// built-ins export their plugin only under it.
 pub const EXPORT_FEATURE: &str = "export-plugin";
 
+/// The compiler flags of every plugin build. They are the same for every crate, so plugins from
+/// different workspaces share their dependencies' builds in the one target directory instead of
+/// rebuilding them in turn. No debug info: it is what most often differs between two builds.
+pub const PLUGIN_RUSTFLAGS: [&str; 2] = ["-Cdebuginfo=0", "-Cstrip=debuginfo"];
+
 /// Where plugin crates are built unless `RPT_PLUGIN_TARGET_DIR` says otherwise: one target
 /// directory for every plugin, so crates that share dependencies build them once.
 pub fn target_dir(cache_dir: &Path) -> PathBuf {
@@ -59,9 +64,8 @@ pub fn load_into(
 
 /// Builds the `cdylib` of the plugin crate in `crate_dir` and returns the library's path.
 ///
-/// The build is made to give the same bytes every time: no debug info, symbols stripped, and the
-/// crate's own directory and the target directory remapped out of any embedded path; `--locked`
-/// when the crate's workspace has a lock file. The library is found from cargo's own artifact
+/// The build is made to give the same bytes every time: no debug info and no incremental
+/// compilation ([`PLUGIN_RUSTFLAGS`]), and `--locked` when the crate's workspace has a lock file. The library is found from cargo's own artifact
 /// messages, never by guessing file names.
 pub fn build_crate(crate_dir: &Path, target_dir: &Path) -> Result<PathBuf> {
     let manifest = crate_dir.join("Cargo.toml");
@@ -106,13 +110,8 @@ pub fn build_crate(crate_dir: &Path, target_dir: &Path) -> Result<PathBuf> {
     if metadata.workspace_root.join("Cargo.lock").exists() {
         command.arg("--locked");
     }
-    let flags = [
-        "-Cdebuginfo=0".to_string(),
-        "-Cstrip=debuginfo".to_string(),
-        format!("--remap-path-prefix={}=/plugin", metadata.workspace_root),
-    ];
     command
-        .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\u{1f}"))
+        .env("CARGO_ENCODED_RUSTFLAGS", PLUGIN_RUSTFLAGS.join("\u{1f}"))
         .env_remove("RUSTFLAGS")
         // Incremental builds may lay out code differently from clean ones.
         .env("CARGO_INCREMENTAL", "0")

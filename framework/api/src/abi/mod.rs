@@ -147,6 +147,7 @@ macro_rules! __rpt_export_plugin {
             .leak_into_prefix()
         }
 
+        /// The plugin's root module header, the one symbol rpt looks up when it loads the library.
         #[allow(unsafe_code, non_upper_case_globals)]
         #[unsafe(export_name = $crate::__rpt_root_module_symbol!())]
         pub static RPT_ROOT_MODULE_LOADER: $crate::abi::__private::LibHeader = {
