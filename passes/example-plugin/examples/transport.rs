@@ -19,10 +19,16 @@ use rpt_api::{GuestPlugin, PassParams, PassPlugin, Seeds};
 use rpt_ir::Function;
 use rpt_pass_example::FoldConstants;
 
-const FUNCTIONS: usize = 50_000;
+/// How many functions the program has; `RPT_BENCH_FUNCTIONS` lowers it for runs under callgrind.
+fn function_count() -> usize {
+    std::env::var("RPT_BENCH_FUNCTIONS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(50_000)
+}
 
 fn per_function(total: Duration) -> f64 {
-    total.as_secs_f64() * 1e6 / FUNCTIONS as f64
+    total.as_secs_f64() * 1e6 / function_count() as f64
 }
 
 fn report(label: &str, total: Duration) {
@@ -61,12 +67,13 @@ fn main() -> Result<(), String> {
         .map(|addr| guest.lift(&image, *addr, &discovery.functions, &options).function)
         .collect();
     let state = guest.state(&options);
-    let program: Vec<Function> = lifted.iter().cycle().take(FUNCTIONS).cloned().collect();
+    let program: Vec<Function> = lifted.iter().cycle().take(function_count()).cloned().collect();
     let insts: usize = program.iter().flat_map(|f| &f.blocks).map(|b| b.insts.len() + 1).sum();
     println!(
-        "{FUNCTIONS} functions cloned from the demo's {} lifted functions: {insts} instructions, {:.0} per function",
+        "{} functions cloned from the demo's {} lifted functions: {insts} instructions, {:.0} per function",
+        function_count(),
         lifted.len(),
-        insts as f64 / FUNCTIONS as f64
+        insts as f64 / function_count() as f64
     );
 
     let LoadedPlugin::Pass(plugin) = load(&library).map_err(|e| e.to_string())? else {
@@ -81,19 +88,25 @@ fn main() -> Result<(), String> {
         params: std::borrow::Cow::Borrowed(&params),
         functions: std::borrow::Cow::Borrowed(&program),
     })?;
+    let encoded = started.elapsed();
     let decoded: wire::Request<'static> = wire::decode(&request)?;
+    println!(
+        "  encode {:.1} ms, decode {:.1} ms",
+        encoded.as_secs_f64() * 1e3,
+        (started.elapsed() - encoded).as_secs_f64() * 1e3
+    );
     let wire::Request::RunPass { functions, .. } = decoded else {
         return Err("the request decoded as another request".into());
     };
     let answer = wire::encode(&functions)?;
     let back: Vec<Function> = wire::decode(&answer)?;
     let codec = started.elapsed();
-    assert_eq!(back.len(), FUNCTIONS);
+    assert_eq!(back.len(), function_count());
     println!(
         "request {:.1} MB, answer {:.1} MB ({} bytes per function)",
         request.len() as f64 / 1e6,
         answer.len() as f64 / 1e6,
-        answer.len() / FUNCTIONS
+        answer.len() / function_count()
     );
     report("encode + decode, both directions", codec);
 
