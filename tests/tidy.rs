@@ -103,6 +103,49 @@ fn dependencies_point_one_way() {
     assert!(problems.is_empty(), "wrong dependency edges:\n{}", problems.join("\n"));
 }
 
+/// Pass crates live in passes/ (or are test fixtures), are named `rpt-pass-*`, and are leaves:
+/// only the CLI (which links built-in passes) and the end-to-end tests may depend on one, so a
+/// pass can always be built on its own as a plugin.
+#[test]
+fn passes_are_leaf_crates_named_rpt_pass() {
+    let root = workspace_root();
+    let mut found = Vec::new();
+    files_where(&root, &|p| p.file_name().is_some_and(|n| n == "Cargo.toml"), &mut found);
+    let mut problems = Vec::new();
+    let mut passes = 0;
+    for path in &found {
+        let Ok(text) = fs::read_to_string(path) else { continue };
+        let (name, deps) = rpt_dependencies(&text);
+        let rel = path.strip_prefix(&root).unwrap_or(path);
+        if rel.starts_with("passes") {
+            passes += 1;
+            if !name.starts_with("rpt-pass-") {
+                problems.push(format!(
+                    "{}: a crate in passes/ must be named rpt-pass-*, not `{name}`",
+                    rel.display()
+                ));
+            }
+        }
+        if name != "rpt-cli" && name != "rpt-tests" {
+            for dep in deps.iter().filter(|d| d.starts_with("rpt-pass-")) {
+                problems.push(format!(
+                    "{name} must not depend on the pass crate {dep} ({})",
+                    rel.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        passes >= 1,
+        "found no crate in passes/: is the tidy test looking in the right place?"
+    );
+    assert!(
+        problems.is_empty(),
+        "pass crates out of place:\n{}",
+        problems.join("\n")
+    );
+}
+
 #[test]
 fn every_rust_file_opens_with_a_module_comment() {
     let root = workspace_root();

@@ -10,7 +10,7 @@ use crate::{ParamValue, PluginInfo, SourceFile};
 pub type GuestOptions = BTreeMap<String, ParamValue>;
 
 /// Access rights of a loaded segment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct SegmentFlags {
     /// Readable.
     pub read: bool,
@@ -21,7 +21,7 @@ pub struct SegmentFlags {
 }
 
 /// A piece of the guest image as it lies in guest memory.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Segment {
     /// The section or segment name, for messages (`.text`, `text0`).
     pub name: String,
@@ -36,7 +36,7 @@ pub struct Segment {
 }
 
 /// A function the image imports from outside (a DLL export, a platform service).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Import {
     /// The module it comes from (`KERNEL32.dll`).
     pub module: String,
@@ -49,7 +49,7 @@ pub struct Import {
 }
 
 /// A loaded guest image in guest-neutral form.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct GuestImage {
     /// Segments in address order.
     pub segments: Vec<Segment>,
@@ -84,7 +84,7 @@ impl GuestImage {
 }
 
 /// How the guest sees memory, for the C runtime.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct MemoryModel {
     /// Width of guest addresses in bits (32 for x86-32 and PowerPC, 24 for the 65816).
     pub address_bits: u32,
@@ -93,7 +93,7 @@ pub struct MemoryModel {
 }
 
 /// Where function discovery starts.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct Seeds {
     /// Extra entry points from the recipe; they are discovered like the image's entry.
     pub entry_points: BTreeSet<GuestAddr>,
@@ -102,7 +102,7 @@ pub struct Seeds {
 }
 
 /// How serious a diagnostic is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Severity {
     /// Worth knowing; the output is still right.
     Note,
@@ -113,7 +113,7 @@ pub enum Severity {
 }
 
 /// A message about the guest code, anchored at a guest address.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Diagnostic {
     /// How serious.
     pub severity: Severity,
@@ -124,7 +124,7 @@ pub struct Diagnostic {
 }
 
 /// The functions discovery found.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct Discovery {
     /// Every function entry to lift.
     pub functions: BTreeSet<GuestAddr>,
@@ -139,7 +139,7 @@ pub struct Discovery {
 /// Lifting never fails outright: bytes it cannot lift become an `exit ..., unlifted`
 /// terminator carrying their address, with an [`Severity::Error`] diagnostic, and the
 /// caller decides whether that stops the build.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct LiftResult {
     /// The function.
     pub function: Function,
@@ -150,7 +150,7 @@ pub struct LiftResult {
 }
 
 /// A failure of a guest plugin outside lifting: an image it cannot load, a platform it lacks.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum GuestError {
     /// The image is malformed or truncated.
     #[error("bad image: {0}")]
@@ -191,6 +191,10 @@ pub enum GuestError {
         /// Each missing import as `module!name` (`msvcrt.dll!_wfopen`).
         imports: Vec<String>,
     },
+    /// A guest loaded from a library failed at the plugin boundary (it panicked, or answered
+    /// with bytes rpt cannot read); the message names the plugin.
+    #[error("{0}")]
+    Plugin(String),
 }
 
 fn describe_missing_imports(platform: &str, imports: &[String]) -> String {

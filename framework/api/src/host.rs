@@ -3,7 +3,7 @@
 use crate::{PluginInfo, SourceFile};
 
 /// Geometry of a level-1 instruction cache.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct CacheGeometry {
     /// Total size in bytes.
     pub size: u32,
@@ -59,7 +59,7 @@ impl std::fmt::Display for CacheGeometry {
 /// link register, the frame pointer, and registers the Linux ABI reserves (the thread pointer,
 /// LoongArch's `$r21`). They tell a pass such as state-in-memory how many guest registers can live
 /// in host registers at once; they are not an exact model of any compiler's allocator.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct HostDesc {
     /// The clang target triple.
     pub triple: String,
@@ -79,7 +79,7 @@ pub struct HostDesc {
 }
 
 /// A CPU a host knows by name, with what distinguishes it from the host's other CPUs.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct CpuModel {
     /// The name recipes use (`cortex-a72`, `apple-m1`, `loongson-3a6000`, `native`).
     pub name: String,
@@ -93,7 +93,7 @@ pub struct CpuModel {
 }
 
 /// How the runtime reaches the operating system on a host.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum CEnvironment {
     /// A C library is there: the runtime's own C-library host part (`runtime/rpt_host_libc.c`)
     /// provides the host primitives of `docs/c-abi.md`.
@@ -108,7 +108,7 @@ pub enum CEnvironment {
 }
 
 /// When a [`Requirement`] is needed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Purpose {
     /// To compile and link for the host.
     Build,
@@ -117,7 +117,7 @@ pub enum Purpose {
 }
 
 /// What a [`Requirement`] is.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Needed {
     /// A command found on `PATH` (`clang-19`, `qemu-aarch64`).
     Command(String),
@@ -127,7 +127,7 @@ pub enum Needed {
 
 /// Something a host's toolchain or runner needs on this machine, and the package that provides it,
 /// so a missing piece is reported as "install this" rather than as a compiler's error.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Requirement {
     /// What must be there.
     pub needed: Needed,
@@ -138,7 +138,7 @@ pub struct Requirement {
 }
 
 /// How the host's C compiler is invoked.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct CompilerSettings {
     /// The compiler command (`clang-19`).
     pub cc: String,
@@ -149,7 +149,7 @@ pub struct CompilerSettings {
 }
 
 /// How a built binary is started.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Runner {
     /// Run directly on this machine.
     Native,

@@ -7,6 +7,7 @@
 
 #![deny(missing_docs)]
 
+pub mod abi;
 mod guest;
 mod host;
 mod pass;
@@ -18,10 +19,12 @@ pub use guest::{
 pub use host::{
     CEnvironment, CacheGeometry, CompilerSettings, CpuModel, HostDesc, HostPlugin, Needed, Purpose, Requirement, Runner,
 };
-pub use pass::{Codegen, FunctionContext, ParamValue, PassError, PassParams, PassPlugin, ProgramAnalysis};
+pub use pass::{
+    BatchContext, Codegen, FunctionContext, ParamValue, PassError, PassParams, PassPlugin, ProgramAnalysis,
+};
 
 /// What identifies a plugin build: its name, version and the hash of the sources it was built from.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct PluginInfo {
     /// The name recipes use (`x86-pe`, `x86-64`, `flag-abi`).
     pub name: String,
@@ -32,7 +35,7 @@ pub struct PluginInfo {
 }
 
 /// A C source file a plugin contributes to a generation, at a path relative to the generation's `src/`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct SourceFile {
     /// Relative path with `/` separators, e.g. `guest/x86_runtime.c`.
     pub path: String,

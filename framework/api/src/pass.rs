@@ -14,7 +14,7 @@ use rpt_ir::{Function, GuestAddr, HelperDecl, Program, StateDesc};
 use crate::PluginInfo;
 
 /// A pass parameter value from the recipe.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum ParamValue {
     /// A switch.
     Bool(bool),
@@ -28,7 +28,7 @@ pub enum ParamValue {
 pub type PassParams = BTreeMap<String, ParamValue>;
 
 /// A pass refusing its parameters or failing on a function.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum PassError {
     /// A parameter the pass does not know or a value of the wrong kind.
     #[error("bad parameter `{name}`: {why}")]
@@ -44,7 +44,7 @@ pub enum PassError {
 }
 
 /// What a whole-program analysis leaves for the transforms and for the generation's manifest.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct ProgramAnalysis {
     /// Per function, the facts its transform needs, in the pass's own encoding. A function that is
     /// absent gets empty facts.
@@ -57,7 +57,7 @@ pub struct ProgramAnalysis {
 
 /// How a pass changes code generation rather than the IR: choices of the C backend that passes
 /// switch on. The core combines the enabled passes' choices (each is on if any pass asks for it).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Codegen {
     /// MEMARG: the guest memory base travels as a parameter through every lifted function.
     pub memory_base_argument: bool,
@@ -84,6 +84,29 @@ pub struct FunctionContext<'a> {
     pub facts: &'a [u8],
 }
 
+/// What [`PassPlugin::run_all`] sees besides the functions: the context they share and each
+/// function's facts, by position.
+#[derive(Clone, Copy, Debug)]
+pub struct BatchContext<'a> {
+    /// The guest's register file.
+    pub state: &'a StateDesc,
+    /// The program's runtime helpers.
+    pub helpers: &'a BTreeMap<String, HelperDecl>,
+    /// The facts of each function, in the order of the batch; missing entries are empty facts.
+    pub facts: &'a [Vec<u8>],
+}
+
+impl<'a> BatchContext<'a> {
+    /// The context of the batch's `index`th function.
+    pub fn function(&self, index: usize) -> FunctionContext<'a> {
+        FunctionContext {
+            state: self.state,
+            helpers: self.helpers,
+            facts: self.facts.get(index).map_or(&[], Vec::as_slice),
+        }
+    }
+}
+
 /// An optimisation or analysis pass over lifted functions.
 pub trait PassPlugin: Send + Sync {
     /// Name, version and source hash.
@@ -107,4 +130,19 @@ pub trait PassPlugin: Send + Sync {
     }
     /// Transforms one function in place.
     fn run(&self, func: &mut Function, cx: &FunctionContext<'_>, params: &PassParams) -> Result<(), PassError>;
+
+    /// Transforms many functions, stopping at the first failure, which comes with the index of
+    /// its function. A pass loaded from a library does this in one call across the boundary, so a
+    /// program-wide run pays the boundary once; the default runs [`PassPlugin::run`] on each.
+    fn run_all(
+        &self,
+        funcs: &mut [Function],
+        batch: &BatchContext<'_>,
+        params: &PassParams,
+    ) -> Result<(), (usize, PassError)> {
+        for (index, func) in funcs.iter_mut().enumerate() {
+            self.run(func, &batch.function(index), params).map_err(|e| (index, e))?;
+        }
+        Ok(())
+    }
 }

@@ -14,5 +14,6 @@ pub fn registry() -> Registry {
     registry.add_host(Arc::new(rpt_host_loongarch64::Loongarch64Host));
     registry.add_pass(Arc::new(rpt_pass_flag_abi::FlagAbiPass));
     registry.add_pass(Arc::new(rpt_pass_memarg::MemargPass));
+    registry.add_pass(Arc::new(rpt_pass_example::FoldConstants));
     registry
 }

@@ -7,6 +7,8 @@ mod archive;
 mod bench;
 mod builtin;
 mod hosts;
+mod init_pass;
+mod plugins;
 mod progress;
 mod rebuild;
 mod recompile;
@@ -104,11 +106,33 @@ enum Command {
     /// Measure recompiled samples against native builds and qemu-user, and write the table, JSON
     /// and chart (`rpt bench --suite bench/suite.ron --out docs/benchmarks`).
     Bench(bench::BenchArgs),
+    /// Create a new pass plugin crate from the template (passes/example-plugin/README.md explains
+    /// how to build, test and load it).
+    InitPass(init_pass::InitPassArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    // A plugin method that cannot return an error (a guest's `lift`) unwinds when the plugin
+    // fails; the unwind stops here and the fault it recorded names the plugin.
+    let result = match std::panic::catch_unwind(|| execute(cli.command)) {
+        Ok(result) => result,
+        Err(payload) => match rpt_api::abi::take_fault() {
+            Some(fault) => Err(anyhow::Error::new(fault)),
+            None => std::panic::resume_unwind(payload),
+        },
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("rpt: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn execute(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
         Command::Recompile { args } => recompile::recompile(&args).map(|_| ExitCode::SUCCESS),
         Command::Run { args, guest_args } => recompile::run(&args, &guest_args),
         Command::Elf2dol { elf, dol } => elf2dol(&elf, &dol).map(|_| ExitCode::SUCCESS),
@@ -121,13 +145,7 @@ fn main() -> ExitCode {
         Command::Archive(args) => archive::archive(&args),
         Command::Build(args) => rebuild::build(&args),
         Command::Bench(args) => bench::bench(&args).map(|_| ExitCode::SUCCESS),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("rpt: error: {e:#}");
-            ExitCode::from(2)
-        }
+        Command::InitPass(args) => init_pass::init_pass(&args).map(|_| ExitCode::SUCCESS),
     }
 }
 

@@ -14,7 +14,7 @@ use rpt_core::{ResolvedHost, RptDb, Session};
 
 use crate::progress::Bars;
 use crate::rebuild::{INCLUDE_DIRS, OVERRIDES_DIR, object_key_extra};
-use crate::{RecompileArgs, builtin};
+use crate::{RecompileArgs, builtin, plugins};
 
 /// What a recompile produced.
 pub struct Recompiled {
@@ -65,7 +65,14 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .ok_or_else(|| anyhow!("{}: a recipe file needs a name", recipe_path.display()))?;
-    let registry = builtin::registry();
+    let cache_dir = args.cache_dir.clone().unwrap_or_else(ObjectCache::default_dir);
+    let mut registry = builtin::registry();
+    plugins::load_into(
+        recipe_path,
+        &recipe.plugins,
+        &plugins::target_dir(&cache_dir),
+        &mut registry,
+    )?;
     let recipe = select_passes(recipe, args)?;
     let (recipe, host) = select_host(recipe_path, recipe, args, &registry)?;
     let host_name = recipe.host.clone();
@@ -173,7 +180,6 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
 
     let settings = host.compiler.clone();
     let toolchain = Toolchain::probe(settings.clone())?;
-    let cache_dir = args.cache_dir.clone().unwrap_or_else(ObjectCache::default_dir);
     let cache = ObjectCache::open(cache_dir)?;
     let mut units: Vec<String> = generation.compile_units.clone();
     units.extend(

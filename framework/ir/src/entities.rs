@@ -6,7 +6,7 @@ use std::fmt;
 ///
 /// Guests with narrower buses (the 65816's 24-bit bus) still use this type; the
 /// value is the guest's own address, never a host pointer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct GuestAddr(pub u64);
 
 impl fmt::Display for GuestAddr {
@@ -25,7 +25,7 @@ impl GuestAddr {
 macro_rules! entity {
     ($(#[$meta:meta])* $name:ident, $prefix:literal) => {
         $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
         pub struct $name(pub u32);
 
         impl $name {

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::{Block, CallTarget, GuestAddr, HelperDecl, Inst, InstKind, StateDesc, Terminator, Type, Value};
 
 /// One basic block: parameters, straight-line instructions, one terminator.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct BlockData {
     /// Values passed in by each jump to this block.
     pub params: Vec<Value>,
@@ -16,7 +16,7 @@ pub struct BlockData {
 }
 
 /// A lifted guest function. `block0` is the entry and takes no parameters.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Function {
     /// The guest address of the function's entry; also its name (`f_00401000`).
     pub entry: GuestAddr,
@@ -116,7 +116,7 @@ impl Function {
 }
 
 /// A whole lifted program: state, helpers, externs, functions and whole-program facts.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct Program {
     /// The guest's register file.
     pub state: StateDesc,

@@ -10,7 +10,7 @@ use crate::{AddrSpace, Block, Endian, GuestAddr, Rounding, SlotId, Type, Value};
 macro_rules! op_table {
     ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal,)* }) => {
         $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
         pub enum $name {
             $($(#[$vmeta])* $variant,)*
         }
@@ -222,7 +222,7 @@ op_table!(
 );
 
 /// The side effects a runtime helper declares; passes rely on them to move code around calls.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct Effects {
     /// The helper reads guest state: any slot but the flags (slots with the `flag` role).
     pub reads_state: bool,
@@ -285,7 +285,7 @@ impl Effects {
 }
 
 /// The declaration of a runtime helper that instructions may call.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct HelperDecl {
     /// The helper's name; the C runtime defines `rpt_helper_<name>`.
     pub name: String,
@@ -298,7 +298,7 @@ pub struct HelperDecl {
 }
 
 /// The operation of one non-terminator instruction.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum InstKind {
     /// An integer constant; `imm` holds the low `ty.bits()` bits.
     Iconst {
@@ -463,7 +463,7 @@ pub enum InstKind {
 }
 
 /// A non-terminator instruction: an operation and, if it produces one, its result value.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Inst {
     /// The value defined by this instruction.
     pub result: Option<Value>,
@@ -472,7 +472,7 @@ pub struct Inst {
 }
 
 /// A jump to a block passing values for its parameters.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct BlockCall {
     /// The target block.
     pub block: Block,
@@ -491,7 +491,7 @@ impl BlockCall {
 }
 
 /// The callee of a call or tail call.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum CallTarget {
     /// A function known at lift time (a lifted function or an extern).
     Direct(GuestAddr),
@@ -500,7 +500,7 @@ pub enum CallTarget {
 }
 
 /// How a block ends.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Terminator {
     /// Continue at another block.
     Jump(BlockCall),

@@ -8,7 +8,7 @@
 use crate::{SlotId, Type};
 
 /// What a slot means to the guest; passes select slots by role.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum SlotRole {
     /// A general-purpose integer register.
     Gpr,
@@ -41,7 +41,7 @@ impl SlotRole {
 }
 
 /// Where a slot's bits live.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum SlotLayout {
     /// The slot has storage of its own.
     Plain,
@@ -63,7 +63,7 @@ pub enum SlotLayout {
 }
 
 /// One named slot of guest state.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Slot {
     /// The name used in IR text and as the C struct field (`eax`, `cr0`, `st`).
     pub name: String,
@@ -76,7 +76,11 @@ pub struct Slot {
 }
 
 /// The guest's whole register file.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+///
+/// It crosses plugin boundaries as its slot list and is rebuilt with [`StateDesc::add`] on the
+/// other side, so a description read from a plugin is checked like one built in process.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(into = "Vec<Slot>", try_from = "Vec<Slot>")]
 pub struct StateDesc {
     slots: Vec<Slot>,
 }
@@ -107,6 +111,24 @@ pub fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+impl From<StateDesc> for Vec<Slot> {
+    fn from(state: StateDesc) -> Vec<Slot> {
+        state.slots
+    }
+}
+
+impl TryFrom<Vec<Slot>> for StateDesc {
+    type Error = StateError;
+
+    fn try_from(slots: Vec<Slot>) -> Result<StateDesc, StateError> {
+        let mut state = StateDesc::new();
+        for slot in slots {
+            state.add(slot)?;
+        }
+        Ok(state)
+    }
 }
 
 impl StateDesc {

@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// The type of an SSA value or a state slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Type {
     /// A boolean: the result of a comparison, or a single flag bit.
     I1,
@@ -112,7 +112,7 @@ impl fmt::Display for Type {
 }
 
 /// Byte order of a guest memory access.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Endian {
     /// Least significant byte first (x86, 65816).
     Little,
@@ -143,7 +143,7 @@ impl Endian {
 ///
 /// Space 0 is ordinary guest memory; guests with separate buses (SNES VRAM, I/O
 /// ports) number the others and describe them in their runtime part.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct AddrSpace(pub u8);
 
 impl AddrSpace {
@@ -165,7 +165,7 @@ impl fmt::Display for AddrSpace {
 ///
 /// `Dynamic` means "whatever the guest's rounding-control state says at run
 /// time"; the others are fixed at lift time (e.g. `fctiwz` always truncates).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Rounding {
     /// Round to nearest, ties to even.
     Nearest,

@@ -99,7 +99,15 @@ pub fn canonical_form(recipe: &Recipe, image_sha256: &str) -> String {
         line(&mut out, &format!("cflag {}", quote(flag)));
     }
     for plugin in &recipe.plugins {
-        line(&mut out, &format!("plugin {}", quote(&plugin.path.to_string_lossy())));
+        if let Some(dir) = &plugin.crate_dir {
+            line(&mut out, &format!("plugin crate {}", quote(&dir.to_string_lossy())));
+        }
+        if let Some(library) = &plugin.library {
+            line(
+                &mut out,
+                &format!("plugin library {}", quote(&library.to_string_lossy())),
+            );
+        }
     }
     out
 }

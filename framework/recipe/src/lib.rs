@@ -23,7 +23,7 @@ pub use digest::{DIGEST_FORMAT, canonical_form, digest, sha256_hex};
 pub use error::{Location, RecipeError};
 pub use schema::{
     CSource, CacheGeometry, CompilerOverrides, DEFAULT_HOST, DEFAULT_SHARDS, MAX_SHARDS, Override, ParamValue,
-    PassConfig, PluginCrate, Recipe,
+    PassConfig, PluginSource, Recipe,
 };
 
 /// A recipe read from disk together with its guest image, whose hash has been checked.

@@ -64,9 +64,10 @@ pub struct Recipe {
     /// Compiler settings added to the host plugin's own.
     #[serde(default, skip_serializing_if = "CompilerOverrides::is_default")]
     pub compiler: CompilerOverrides,
-    /// Plugin crates to build and load besides the built-in plugins.
+    /// Plugins to load besides the built-in ones: `[(crate: "../passes/mine"), (library: "libx.so")]`.
+    /// A plugin of the same name as a built-in replaces it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub plugins: Vec<PluginCrate>,
+    pub plugins: Vec<PluginSource>,
 }
 
 /// An L1 instruction cache's geometry, as a recipe overrides it: `l1i: (size: 49152, ways: 3, line: 64)`.
@@ -156,12 +157,18 @@ impl CompilerOverrides {
     }
 }
 
-/// A plugin crate the recipe asks for.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Where a plugin comes from: a crate rpt builds with cargo, or a library already built.
+/// Exactly one of the two is given.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PluginCrate {
-    /// The crate's directory (holding its Cargo.toml), relative to the recipe file's directory.
-    pub path: PathBuf,
+pub struct PluginSource {
+    /// A plugin crate's directory (holding its Cargo.toml), relative to the recipe file's directory:
+    /// rpt builds its `cdylib` with cargo.
+    #[serde(rename = "crate", default, skip_serializing_if = "Option::is_none")]
+    pub crate_dir: Option<PathBuf>,
+    /// A plugin library (`.so`) built beforehand, relative to the recipe file's directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library: Option<PathBuf>,
 }
 
 fn default_host() -> String {

@@ -28,7 +28,7 @@ const GOOD: &str = r#"// A recipe using every field.
     ],
     shards: 4,
     compiler: (cflags: ["-O3"], launcher: "ccache"),
-    plugins: [(path: "../passes/extra")],
+    plugins: [(crate: "../passes/extra"), (library: "../lib/libpass.so")],
 )
 "#;
 
@@ -88,9 +88,16 @@ fn a_good_recipe_parses() {
     assert_eq!(r.compiler.launcher.as_deref(), Some("ccache"));
     assert_eq!(
         r.plugins,
-        vec![PluginCrate {
-            path: "../passes/extra".into()
-        }]
+        vec![
+            PluginSource {
+                crate_dir: Some("../passes/extra".into()),
+                library: None,
+            },
+            PluginSource {
+                crate_dir: None,
+                library: Some("../lib/libpass.so".into()),
+            },
+        ]
     );
 }
 
@@ -349,7 +356,7 @@ fn the_committed_demo_recipe_loads() {
 
 #[test]
 fn digest_ignores_formatting_comments_and_field_order() {
-    let reformatted = r#"(plugins:[(path:"../passes/extra")],compiler:(launcher:"ccache",cflags:["-O3"]),
+    let reformatted = r#"(plugins:[(crate:"../passes/extra"),(library:"../lib/libpass.so")],compiler:(launcher:"ccache",cflags:["-O3"]),
       shards:4, passes:[(name:"const-fold",enabled:true),(params:{"depth":3},enabled:false,name:"inline"),
       (params:{"mode":"fast","limit":-16,"strict":true},name:"flag-abi")], /* comment */
       overrides:[(original_sha256:"ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
@@ -479,7 +486,7 @@ fn the_canonical_form_is_fixed() {
          \x20 param \"strict\" bool true\n\
          shards 4\n\
          cflag \"-O3\"\n\
-         plugin \"../passes/extra\"\n"
+         plugin crate \"../passes/extra\"\nplugin library \"../lib/libpass.so\"\n"
     );
     assert_eq!(canonical_form(&good(), HASH_A), expected);
     assert_eq!(digest(&good(), HASH_A), sha256_hex(expected.as_bytes()));
@@ -672,4 +679,33 @@ fn c_sources_enter_the_digest_by_name_and_hash_only() {
     );
     assert_ne!(digest(&one, HASH_A), digest(&edited, HASH_A));
     assert!(canonical_form(&one, HASH_A).contains(&format!("c_source \"a.c\" \"{HASH_A}\"\n")));
+}
+
+#[test]
+fn a_plugin_is_a_crate_or_a_library_and_says_so_at_its_line() {
+    let old = r#"plugins: [(crate: "../passes/extra"), (library: "../lib/libpass.so")],"#;
+    let text = GOOD.replace(old, r#"plugins: [(path: "../passes/extra")],"#);
+    let e = parse(path(), &text).expect_err("path is not a field of a plugin");
+    assert_eq!(line_column(&e).map(|(line, _)| line), Some(20));
+    assert!(e.to_string().contains("unknown field `path` in `PluginSource`"), "{e}");
+
+    let text = GOOD.replace(old, r#"plugins: [(crate: "a", library: "b.so")],"#);
+    let e = parse(path(), &text).expect_err("both");
+    assert_eq!(line_column(&e).map(|(line, _)| line), Some(20));
+    assert!(e.to_string().contains("either a `crate` or a `library`"), "{e}");
+
+    let text = GOOD.replace(old, r#"plugins: [(crate: "a"), (crate: "a")],"#);
+    let e = parse(path(), &text).expect_err("twice");
+    assert!(e.to_string().contains("plugin a is listed twice"), "{e}");
+
+    let text = GOOD.replace(old, r#"plugins: [()],"#);
+    let e = parse(path(), &text).expect_err("neither");
+    assert!(e.to_string().contains("needs a `crate`"), "{e}");
+}
+
+#[test]
+fn plugins_are_in_the_digest_by_kind_and_path() {
+    let form = canonical_form(&good(), &good().image_sha256);
+    assert!(form.contains("plugin crate \"../passes/extra\"\n"), "{form}");
+    assert!(form.contains("plugin library \"../lib/libpass.so\"\n"), "{form}");
 }

@@ -131,16 +131,32 @@ pub(crate) fn validate(path: &Path, text: &str, recipe: &Recipe) -> Result<(), R
 
     let mut plugin_paths = BTreeSet::new();
     for (i, plugin) in recipe.plugins.iter().enumerate() {
-        if plugin.path.as_os_str().is_empty() {
+        let (field, path) = match (&plugin.crate_dir, &plugin.library) {
+            (Some(dir), None) => ("crate", dir),
+            (None, Some(library)) => ("library", library),
+            (Some(_), Some(_)) => {
+                return Err(fail(
+                    format!("plugins[{i}].library"),
+                    "a plugin is either a `crate` or a `library`, not both".into(),
+                ));
+            }
+            (None, None) => {
+                return Err(fail(
+                    format!("plugins[{i}]"),
+                    "a plugin needs a `crate` (a directory rpt builds) or a `library` (a built .so)".into(),
+                ));
+            }
+        };
+        if path.as_os_str().is_empty() {
             return Err(fail(
-                format!("plugins[{i}].path"),
-                "a plugin `path` must not be empty".into(),
+                format!("plugins[{i}].{field}"),
+                format!("a plugin `{field}` must not be empty"),
             ));
         }
-        if !plugin_paths.insert(&plugin.path) {
+        if !plugin_paths.insert(path) {
             return Err(fail(
-                format!("plugins[{i}].path"),
-                format!("plugin {} is listed twice", plugin.path.display()),
+                format!("plugins[{i}].{field}"),
+                format!("plugin {} is listed twice", path.display()),
             ));
         }
     }

@@ -42,6 +42,9 @@ pub use lift::system::{SC_HELPER, TIMEBASE_HELPER};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PpcDol;
 
+#[cfg(feature = "export-plugin")]
+rpt_api::export_guest!(PpcDol, PpcDol);
+
 /// The name recipes use for this guest.
 pub const NAME: &str = "ppc-dol";
 

@@ -1,0 +1,490 @@
+//! The host side: load a plugin library, check it, and wrap it in the plugin traits.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use abi_stable::library::{LibraryError, lib_header_from_path};
+use abi_stable::std_types::RSlice;
+use rpt_ir::{Function, GuestAddr, HelperDecl, Program, StateDesc};
+use serde::de::DeserializeOwned;
+
+use super::wire::{Answer, Fault, ImageRef, Request, decode, encode};
+use super::{API_VERSION, PluginKind, PluginModuleRef, WIRE_VERSION};
+use crate::{
+    BatchContext, CEnvironment, Codegen, CompilerSettings, CpuModel, Discovery, FunctionContext, GuestError,
+    GuestImage, GuestOptions, GuestPlugin, HostDesc, HostPlugin, LiftResult, MemoryModel, PassError, PassParams,
+    PassPlugin, PluginInfo, ProgramAnalysis, Requirement, Runner, Seeds, SourceFile,
+};
+
+/// Why a plugin library could not be loaded. Every message names the library file.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file is missing or is not a loadable library.
+    #[error("{path}: cannot load the plugin library: {message}")]
+    Open {
+        /// The library.
+        path: PathBuf,
+        /// The loader's message.
+        message: String,
+    },
+    /// The library loads but exports no rpt plugin (it is not built with an `export_*!` macro).
+    #[error(
+        "{path}: not an rpt plugin: the library does not export the symbol `{symbol}` (build it with rpt_api::export_pass!, export_guest! or export_host!)"
+    )]
+    MissingSymbol {
+        /// The library.
+        path: PathBuf,
+        /// The symbol that is missing.
+        symbol: String,
+    },
+    /// abi_stable refused the library: its root module has another layout, or it was built with
+    /// an incompatible abi_stable or rpt-api version.
+    #[error("{path}: the plugin was built against an incompatible rpt plugin interface: {message}")]
+    Incompatible {
+        /// The library.
+        path: PathBuf,
+        /// abi_stable's explanation.
+        message: String,
+    },
+    /// The plugin declares another API or wire-format version than this rpt.
+    #[error(
+        "plugin `{name}` ({path}) was built against rpt plugin API {api} (wire format {wire}), but this rpt \
+         speaks API {API_VERSION} (wire format {WIRE_VERSION}); rebuild the plugin against this rpt's rpt-api"
+    )]
+    Version {
+        /// The plugin's name.
+        name: String,
+        /// The library.
+        path: PathBuf,
+        /// Its API version.
+        api: u32,
+        /// Its wire-format version.
+        wire: u32,
+    },
+    /// The plugin failed to say who it is.
+    #[error("plugin `{name}` ({path}): {fault}")]
+    Info {
+        /// The plugin's name as its module gives it.
+        name: String,
+        /// The library.
+        path: PathBuf,
+        /// What went wrong.
+        fault: String,
+    },
+    /// The library's file could not be read to hash it.
+    #[error("{path}: cannot read the plugin library: {source}")]
+    Read {
+        /// The library.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+/// A plugin loaded from a library, as the trait it implements.
+#[derive(Clone)]
+pub enum LoadedPlugin {
+    /// A guest.
+    Guest(Arc<dyn GuestPlugin>),
+    /// A host.
+    Host(Arc<dyn HostPlugin>),
+    /// A pass.
+    Pass(Arc<dyn PassPlugin>),
+}
+
+impl LoadedPlugin {
+    /// The plugin's identity; its hash is the library file's sha256.
+    pub fn info(&self) -> PluginInfo {
+        match self {
+            LoadedPlugin::Guest(g) => g.info(),
+            LoadedPlugin::Host(h) => h.info(),
+            LoadedPlugin::Pass(p) => p.info(),
+        }
+    }
+
+    /// `guest`, `host` or `pass`.
+    pub fn kind(&self) -> PluginKind {
+        match self {
+            LoadedPlugin::Guest(_) => PluginKind::Guest,
+            LoadedPlugin::Host(_) => PluginKind::Host,
+            LoadedPlugin::Pass(_) => PluginKind::Pass,
+        }
+    }
+}
+
+/// A call that produced no answer, with the plugin it concerns.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("plugin `{plugin}` ({path}) {what} in {method}")]
+pub struct PluginFault {
+    /// The plugin's name.
+    pub plugin: String,
+    /// Its library.
+    pub path: String,
+    /// The trait method that was called.
+    pub method: &'static str,
+    /// What happened, as a phrase (`panicked: index out of bounds`).
+    pub what: String,
+}
+
+/// The last fault of a plugin method that has no way to return an error (`GuestPlugin::lift`,
+/// `HostPlugin::desc`): such a fault unwinds the calling thread after recording itself here, and
+/// the command's top level, which catches the unwind, reports it by name.
+static LAST_FAULT: Mutex<Option<PluginFault>> = Mutex::new(None);
+
+/// Takes the fault recorded by the last plugin call that had to unwind, if any.
+pub fn take_fault() -> Option<PluginFault> {
+    LAST_FAULT.lock().unwrap_or_else(|p| p.into_inner()).take()
+}
+
+fn unwind_with(fault: PluginFault) -> ! {
+    let message = fault.to_string();
+    *LAST_FAULT.lock().unwrap_or_else(|p| p.into_inner()) = Some(fault);
+    std::panic::resume_unwind(Box::new(message))
+}
+
+/// One loaded library: its checked root module and the identity it reported.
+struct Library {
+    module: PluginModuleRef,
+    path: PathBuf,
+    info: PluginInfo,
+}
+
+impl Library {
+    fn fault(&self, method: &'static str, what: String) -> PluginFault {
+        PluginFault {
+            plugin: self.info.name.clone(),
+            path: self.path.display().to_string(),
+            method,
+            what,
+        }
+    }
+
+    /// Sends a request and decodes the answer as `T`.
+    fn call<T: DeserializeOwned>(&self, method: &'static str, request: &Request<'_>) -> Result<T, PluginFault> {
+        let bytes = encode(request).map_err(|e| self.fault(method, format!("could not be sent a request: {e}")))?;
+        call_raw(self.module, &bytes)
+            .map_err(|e| self.fault(method, format!("sent an answer that does not decode: {e}")))?
+            .map_err(|fault| self.fault(method, describe(&fault)))
+    }
+
+    /// Like [`Library::call`], for methods that cannot return an error: a fault unwinds.
+    fn call_or_unwind<T: DeserializeOwned>(&self, method: &'static str, request: &Request<'_>) -> T {
+        self.call(method, request).unwrap_or_else(|fault| unwind_with(fault))
+    }
+}
+
+fn call_raw<T: DeserializeOwned>(module: PluginModuleRef, request: &[u8]) -> Result<Answer<T>, String> {
+    let answer = (module.call())(RSlice::from_slice(request));
+    decode(answer.as_slice())
+}
+
+fn describe(fault: &Fault) -> String {
+    match fault {
+        Fault::Panic(message) => format!("panicked: {message}"),
+        Fault::BadRequest(message) => format!("could not read rpt's request ({message})"),
+        Fault::WrongKind => "was sent a request for another kind of plugin".to_string(),
+        Fault::UnknownImage(id) => format!("lost guest image {id}"),
+    }
+}
+
+/// Loads the plugin library at `path` on its own (not through abi_stable's per-type module cache,
+/// which would hand back the first library for every later one), checks its layout and versions,
+/// asks for its identity and wraps it in the trait it implements.
+///
+/// The identity's hash is the sha256 of the library file, so manifests pin the exact build.
+/// Libraries are never unloaded: code of a plugin may still be referenced by values it returned.
+pub fn load(path: &Path) -> Result<LoadedPlugin, LoadError> {
+    let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let hash = sha256_hex(&bytes);
+    let header = lib_header_from_path(path).map_err(|e| library_error(path, e))?;
+    let module = header
+        .init_root_module::<PluginModuleRef>()
+        .map_err(|e| library_error(path, e))?;
+    let name = (module.name())().to_string();
+    if module.api_version() != API_VERSION || module.wire_version() != WIRE_VERSION {
+        return Err(LoadError::Version {
+            name,
+            path: path.to_owned(),
+            api: module.api_version(),
+            wire: module.wire_version(),
+        });
+    }
+    let info: PluginInfo = call_raw(module, &encode(&Request::Info).unwrap_or_default())
+        .map_err(|e| LoadError::Info {
+            name: name.clone(),
+            path: path.to_owned(),
+            fault: format!("its identity does not decode: {e}"),
+        })?
+        .map_err(|fault| LoadError::Info {
+            name: name.clone(),
+            path: path.to_owned(),
+            fault: format!("{} in info", describe(&fault)),
+        })?;
+    let library = Arc::new(Library {
+        module,
+        path: path.to_owned(),
+        info: PluginInfo { hash, ..info },
+    });
+    Ok(match module.kind() {
+        PluginKind::Guest => LoadedPlugin::Guest(Arc::new(DynGuest {
+            library,
+            sent_image: Mutex::new(None),
+        })),
+        PluginKind::Host => LoadedPlugin::Host(Arc::new(DynHost { library })),
+        PluginKind::Pass => LoadedPlugin::Pass(Arc::new(DynPass { library })),
+    })
+}
+
+fn library_error(path: &Path, error: LibraryError) -> LoadError {
+    match error {
+        LibraryError::OpenError { .. } => LoadError::Open {
+            path: path.to_owned(),
+            message: error.to_string(),
+        },
+        LibraryError::GetSymbolError { .. } => LoadError::MissingSymbol {
+            path: path.to_owned(),
+            symbol: abi_stable::library::ROOT_MODULE_LOADER_NAME.to_string(),
+        },
+        other => LoadError::Incompatible {
+            path: path.to_owned(),
+            message: other.to_string(),
+        },
+    }
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A pass in a library.
+struct DynPass {
+    library: Arc<Library>,
+}
+
+impl PassPlugin for DynPass {
+    fn info(&self) -> PluginInfo {
+        self.library.info.clone()
+    }
+
+    fn check_params(&self, params: &PassParams) -> Result<(), PassError> {
+        self.library
+            .call::<Result<(), PassError>>("check_params", &Request::CheckParams(Cow::Borrowed(params)))
+            .map_err(|fault| PassError::Failed(fault.to_string()))?
+    }
+
+    fn analyze(&self, program: &Program, params: &PassParams) -> Result<Option<ProgramAnalysis>, PassError> {
+        let request = Request::Analyze {
+            program: Cow::Borrowed(program),
+            params: Cow::Borrowed(params),
+        };
+        self.library
+            .call::<Result<Option<ProgramAnalysis>, PassError>>("analyze", &request)
+            .map_err(|fault| PassError::Failed(fault.to_string()))?
+    }
+
+    fn codegen(&self, params: &PassParams) -> Codegen {
+        // `codegen` cannot fail; a plugin that cannot answer makes no code-generation choice, and
+        // the fault is kept for the report at exit like any other.
+        self.library
+            .call::<Codegen>("codegen", &Request::Codegen(Cow::Borrowed(params)))
+            .unwrap_or_default()
+    }
+
+    fn run(&self, func: &mut Function, cx: &FunctionContext<'_>, params: &PassParams) -> Result<(), PassError> {
+        let facts = [cx.facts.to_vec()];
+        let batch = BatchContext {
+            state: cx.state,
+            helpers: cx.helpers,
+            facts: &facts,
+        };
+        self.run_all(std::slice::from_mut(func), &batch, params)
+            .map_err(|(_, e)| e)
+    }
+
+    fn run_all(
+        &self,
+        funcs: &mut [Function],
+        batch: &BatchContext<'_>,
+        params: &PassParams,
+    ) -> Result<(), (usize, PassError)> {
+        let request = Request::RunPass {
+            state: Cow::Borrowed(batch.state),
+            helpers: Cow::Borrowed(batch.helpers),
+            facts: Cow::Borrowed(batch.facts),
+            params: Cow::Borrowed(params),
+            functions: Cow::Borrowed(funcs),
+        };
+        let answer = self
+            .library
+            .call::<Result<Vec<Function>, (usize, PassError)>>("run", &request)
+            .map_err(|fault| (0, PassError::Failed(fault.to_string())))??;
+        if answer.len() != funcs.len() {
+            let fault = self.library.fault(
+                "run",
+                format!("returned {} functions for {}", answer.len(), funcs.len()),
+            );
+            return Err((0, PassError::Failed(fault.to_string())));
+        }
+        for (slot, func) in funcs.iter_mut().zip(answer) {
+            *slot = func;
+        }
+        Ok(())
+    }
+}
+
+/// A guest in a library. It remembers the last image it sent, so lifting sends the image once.
+struct DynGuest {
+    library: Arc<Library>,
+    sent_image: Mutex<Option<(u64, GuestImage)>>,
+}
+
+impl DynGuest {
+    /// Calls with the image by number when the plugin already has it, whole otherwise (and again
+    /// whole if the plugin has dropped it).
+    fn call_with_image<'a, T: DeserializeOwned>(
+        &self,
+        method: &'static str,
+        image: &'a GuestImage,
+        request: impl Fn(ImageRef<'a>) -> Request<'a>,
+    ) -> T {
+        let cached = {
+            let sent = self.sent_image.lock().unwrap_or_else(|p| p.into_inner());
+            sent.as_ref().and_then(|(id, sent)| (sent == image).then_some(*id))
+        };
+        if let Some(id) = cached {
+            match self.library.call(method, &request(ImageRef::Cached(id))) {
+                Ok(answer) => return answer,
+                Err(fault) if fault.what != describe(&Fault::UnknownImage(id)) => unwind_with(fault),
+                Err(_) => {}
+            }
+        }
+        let id = {
+            let mut sent = self.sent_image.lock().unwrap_or_else(|p| p.into_inner());
+            let id = sent.as_ref().map_or(1, |(id, _)| id + 1);
+            *sent = Some((id, image.clone()));
+            id
+        };
+        self.library
+            .call_or_unwind(method, &request(ImageRef::Full(id, Cow::Borrowed(image))))
+    }
+
+    fn fault_as_guest_error(&self, fault: PluginFault) -> GuestError {
+        GuestError::Plugin(fault.to_string())
+    }
+}
+
+impl GuestPlugin for DynGuest {
+    fn info(&self) -> PluginInfo {
+        self.library.info.clone()
+    }
+
+    fn check_options(&self, options: &GuestOptions) -> Result<(), GuestError> {
+        self.library
+            .call::<Result<(), GuestError>>("check_options", &Request::CheckOptions(Cow::Borrowed(options)))
+            .map_err(|f| self.fault_as_guest_error(f))?
+    }
+
+    fn state(&self, options: &GuestOptions) -> StateDesc {
+        self.library
+            .call_or_unwind("state", &Request::State(Cow::Borrowed(options)))
+    }
+
+    fn helpers(&self, options: &GuestOptions) -> Vec<HelperDecl> {
+        self.library
+            .call_or_unwind("helpers", &Request::Helpers(Cow::Borrowed(options)))
+    }
+
+    fn memory_model(&self) -> MemoryModel {
+        self.library.call_or_unwind("memory_model", &Request::MemoryModel)
+    }
+
+    fn platforms(&self) -> Vec<String> {
+        self.library.call_or_unwind("platforms", &Request::Platforms)
+    }
+
+    fn load(&self, image: &[u8]) -> Result<GuestImage, GuestError> {
+        self.library
+            .call::<Result<GuestImage, GuestError>>("load", &Request::Load(Cow::Borrowed(image)))
+            .map_err(|f| self.fault_as_guest_error(f))?
+    }
+
+    fn externs(&self, image: &GuestImage, platform: &str) -> Result<BTreeMap<GuestAddr, String>, GuestError> {
+        self.call_with_image("externs", image, |image| Request::Externs {
+            image,
+            platform: Cow::Borrowed(platform),
+        })
+    }
+
+    fn discover(&self, image: &GuestImage, seeds: &Seeds) -> Discovery {
+        self.call_with_image("discover", image, |image| Request::Discover {
+            image,
+            seeds: Cow::Borrowed(seeds),
+        })
+    }
+
+    fn lift(
+        &self,
+        image: &GuestImage,
+        entry: GuestAddr,
+        functions: &BTreeSet<GuestAddr>,
+        options: &GuestOptions,
+    ) -> LiftResult {
+        self.call_with_image("lift", image, |image| Request::Lift {
+            image,
+            entry,
+            functions: Cow::Borrowed(functions),
+            options: Cow::Borrowed(options),
+        })
+    }
+
+    fn runtime_sources(&self, platform: &str, options: &GuestOptions) -> Result<Vec<SourceFile>, GuestError> {
+        let request = Request::RuntimeSources {
+            platform: Cow::Borrowed(platform),
+            options: Cow::Borrowed(options),
+        };
+        self.library
+            .call::<Result<Vec<SourceFile>, GuestError>>("runtime_sources", &request)
+            .map_err(|f| self.fault_as_guest_error(f))?
+    }
+}
+
+/// A host in a library.
+struct DynHost {
+    library: Arc<Library>,
+}
+
+impl HostPlugin for DynHost {
+    fn info(&self) -> PluginInfo {
+        self.library.info.clone()
+    }
+
+    fn desc(&self) -> HostDesc {
+        self.library.call_or_unwind("desc", &Request::HostDesc)
+    }
+
+    fn cpu_models(&self) -> Vec<CpuModel> {
+        self.library.call_or_unwind("cpu_models", &Request::CpuModels)
+    }
+
+    fn compiler(&self) -> CompilerSettings {
+        self.library.call_or_unwind("compiler", &Request::Compiler)
+    }
+
+    fn environment(&self) -> CEnvironment {
+        self.library.call_or_unwind("environment", &Request::Environment)
+    }
+
+    fn requirements(&self) -> Vec<Requirement> {
+        self.library.call_or_unwind("requirements", &Request::Requirements)
+    }
+
+    fn runner(&self) -> Runner {
+        self.library.call_or_unwind("runner", &Request::Runner)
+    }
+}

@@ -1,0 +1,207 @@
+//! The byte format of plugin calls: postcard encodings of [`Request`] and of each answer.
+//!
+//! The host encodes a request from borrowed data ([`Cow::Borrowed`]), the plugin decodes it into
+//! owned data, and the answer comes back as `Result<T, Fault>` where `T` is the return type of
+//! the trait method the request stands for. Postcard writes integers as varints and no field
+//! names, so a function of a few hundred instructions takes a few kilobytes and encodes in
+//! microseconds.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+
+use rpt_ir::{Function, GuestAddr, HelperDecl, Program, StateDesc};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::{GuestImage, GuestOptions, PassParams, Seeds};
+
+/// A guest image as a request carries it: whole the first time, by number afterwards, so that
+/// lifting thousands of functions does not send the image thousands of times.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum ImageRef<'a> {
+    /// The image, which the plugin keeps under this number for later requests.
+    Full(u64, Cow<'a, GuestImage>),
+    /// An image sent before under this number.
+    Cached(u64),
+}
+
+/// One call of a plugin method.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Request<'a> {
+    /// `info()` of any plugin.
+    Info,
+    /// [`PassPlugin::check_params`](crate::PassPlugin::check_params).
+    CheckParams(Cow<'a, PassParams>),
+    /// [`PassPlugin::analyze`](crate::PassPlugin::analyze).
+    Analyze {
+        /// The whole program.
+        program: Cow<'a, Program>,
+        /// The pass's parameters.
+        params: Cow<'a, PassParams>,
+    },
+    /// [`PassPlugin::codegen`](crate::PassPlugin::codegen).
+    Codegen(Cow<'a, PassParams>),
+    /// [`PassPlugin::run_all`](crate::PassPlugin::run_all): the functions come back transformed.
+    RunPass {
+        /// The guest state.
+        state: Cow<'a, StateDesc>,
+        /// The program's helpers.
+        helpers: Cow<'a, BTreeMap<String, HelperDecl>>,
+        /// Each function's facts from the pass's analysis, by position.
+        facts: Cow<'a, [Vec<u8>]>,
+        /// The pass's parameters.
+        params: Cow<'a, PassParams>,
+        /// The functions to transform.
+        functions: Cow<'a, [Function]>,
+    },
+    /// [`GuestPlugin::check_options`](crate::GuestPlugin::check_options).
+    CheckOptions(Cow<'a, GuestOptions>),
+    /// [`GuestPlugin::state`](crate::GuestPlugin::state).
+    State(Cow<'a, GuestOptions>),
+    /// [`GuestPlugin::helpers`](crate::GuestPlugin::helpers).
+    Helpers(Cow<'a, GuestOptions>),
+    /// [`GuestPlugin::memory_model`](crate::GuestPlugin::memory_model).
+    MemoryModel,
+    /// [`GuestPlugin::platforms`](crate::GuestPlugin::platforms).
+    Platforms,
+    /// [`GuestPlugin::load`](crate::GuestPlugin::load).
+    Load(Cow<'a, [u8]>),
+    /// [`GuestPlugin::externs`](crate::GuestPlugin::externs).
+    Externs {
+        /// The image.
+        image: ImageRef<'a>,
+        /// The platform.
+        platform: Cow<'a, str>,
+    },
+    /// [`GuestPlugin::discover`](crate::GuestPlugin::discover).
+    Discover {
+        /// The image.
+        image: ImageRef<'a>,
+        /// The recipe's seeds.
+        seeds: Cow<'a, Seeds>,
+    },
+    /// [`GuestPlugin::lift`](crate::GuestPlugin::lift).
+    Lift {
+        /// The image.
+        image: ImageRef<'a>,
+        /// The function to lift.
+        entry: GuestAddr,
+        /// Every discovered function.
+        functions: Cow<'a, BTreeSet<GuestAddr>>,
+        /// The guest options.
+        options: Cow<'a, GuestOptions>,
+    },
+    /// [`GuestPlugin::runtime_sources`](crate::GuestPlugin::runtime_sources).
+    RuntimeSources {
+        /// The platform.
+        platform: Cow<'a, str>,
+        /// The guest options.
+        options: Cow<'a, GuestOptions>,
+    },
+    /// [`HostPlugin::desc`](crate::HostPlugin::desc).
+    HostDesc,
+    /// [`HostPlugin::cpu_models`](crate::HostPlugin::cpu_models).
+    CpuModels,
+    /// [`HostPlugin::compiler`](crate::HostPlugin::compiler).
+    Compiler,
+    /// [`HostPlugin::environment`](crate::HostPlugin::environment).
+    Environment,
+    /// [`HostPlugin::requirements`](crate::HostPlugin::requirements).
+    Requirements,
+    /// [`HostPlugin::runner`](crate::HostPlugin::runner).
+    Runner,
+}
+
+/// Why a call produced no answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Fault {
+    /// The plugin panicked; the panic message.
+    Panic(String),
+    /// The plugin could not decode the request (a wire-format mismatch that the version check
+    /// did not catch).
+    BadRequest(String),
+    /// A request of another kind of plugin (a guest request sent to a pass).
+    WrongKind,
+    /// A [`ImageRef::Cached`] image the plugin does not hold (any more); the host resends it.
+    UnknownImage(u64),
+}
+
+/// What a call returns: the method's result or why there is none.
+pub type Answer<T> = Result<T, Fault>;
+
+/// Encodes a value; postcard cannot fail on the types of this crate except by running out of
+/// memory, and a failure is reported rather than assumed away.
+pub fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, String> {
+    postcard::to_stdvec(value).map_err(|e| e.to_string())
+}
+
+/// Decodes a value written by [`encode`].
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    postcard::from_bytes(bytes).map_err(|e| e.to_string())
+}
+
+/// Encodes an answer; if the answer itself cannot be encoded, the encoding of that fault.
+pub fn encode_answer<T: Serialize>(answer: &Answer<T>) -> Vec<u8> {
+    encode(answer).unwrap_or_else(|e| {
+        let fault: Answer<()> = Err(Fault::BadRequest(format!("the answer cannot be encoded: {e}")));
+        encode(&fault).unwrap_or_default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rpt_ir::{Slot, SlotLayout, SlotRole, Type};
+
+    #[test]
+    fn a_pass_request_round_trips() {
+        let mut state = StateDesc::new();
+        state
+            .add(Slot {
+                name: "eax".into(),
+                ty: Type::I32,
+                role: SlotRole::Gpr,
+                layout: SlotLayout::Plain,
+            })
+            .expect("slot");
+        let function = Function::new(GuestAddr(0x401000));
+        let params = PassParams::new();
+        let helpers = BTreeMap::new();
+        let request = Request::RunPass {
+            state: Cow::Borrowed(&state),
+            helpers: Cow::Borrowed(&helpers),
+            facts: Cow::Owned(vec![vec![1, 2, 3]]),
+            params: Cow::Borrowed(&params),
+            functions: Cow::Borrowed(std::slice::from_ref(&function)),
+        };
+        let bytes = encode(&request).expect("encodes");
+        let Request::RunPass {
+            state: s, functions, ..
+        } = decode(&bytes).expect("decodes")
+        else {
+            panic!("another request came back");
+        };
+        assert_eq!(*s, state);
+        assert_eq!(functions.as_ref(), std::slice::from_ref(&function));
+    }
+
+    #[test]
+    fn a_state_with_a_duplicate_slot_is_refused_when_decoded() {
+        let slot = Slot {
+            name: "r3".into(),
+            ty: Type::I32,
+            role: SlotRole::Gpr,
+            layout: SlotLayout::Plain,
+        };
+        let bytes = encode(&vec![slot.clone(), slot]).expect("encodes");
+        // postcard keeps only "Serde Deserialization Error" of the message; what matters is that
+        // the state is refused.
+        assert!(decode::<StateDesc>(&bytes).is_err());
+    }
+
+    #[test]
+    fn a_truncated_buffer_is_an_error_not_a_panic() {
+        let bytes = encode(&Request::CheckParams(Cow::Owned(PassParams::new()))).expect("encodes");
+        assert!(decode::<Request<'_>>(&bytes[..bytes.len() - 1]).is_err());
+    }
+}
