@@ -12,9 +12,6 @@
  * (and inside the double exponent range). The fast path keeps no exception flags but IE.
  */
 
-/* The exact unit's functions that the f64 unit does not delegate to are still compiled. */
-#pragma GCC diagnostic ignored "-Wunused-function"
-
 static const struct rpt_f80 x87_reg_indefinite = { 0xfff8000000000000ull, 0 };
 
 #define X87_F64_SIGN 0x8000000000000000ull
