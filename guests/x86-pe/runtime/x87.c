@@ -472,7 +472,7 @@ static struct rpt_f80 unit_to_f80(struct rpt_f80 v)
 	return v;
 }
 
-static uint16_t unit_from_f80(uint16_t cw, struct rpt_f80 w, struct rpt_f80 *out)
+static uint16_t unit_load_f80(uint16_t cw, struct rpt_f80 w, struct rpt_f80 *out)
 {
 	(void)cw;
 	*out = w;
@@ -601,7 +601,7 @@ void rpt_helper_x87_load(struct cpu *restrict c, uint32_t kind, uint64_t lo, uin
 		uint16_t hw = 0;
 		if (kind == X87_KIND_F80) {
 			struct rpt_f80 w = { lo, (uint16_t)hi };
-			hw = unit_from_f80(c->fpu_cw, w, &v);
+			hw = unit_load_f80(c->fpu_cw, w, &v);
 		} else {
 			hw = unit_load(c->fpu_cw, kind, lo, &v);
 		}

@@ -68,7 +68,7 @@ static struct rpt_f80 f64_narrow(uint16_t cw, struct rpt_f80 w, uint16_t *hw)
 	return v;
 }
 
-static uint16_t unit_from_f80(uint16_t cw, struct rpt_f80 w, struct rpt_f80 *out)
+static uint16_t unit_load_f80(uint16_t cw, struct rpt_f80 w, struct rpt_f80 *out)
 {
 	uint16_t hw = 0;
 	*out = f64_narrow(cw, w, &hw);

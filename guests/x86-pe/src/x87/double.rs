@@ -235,7 +235,7 @@ impl Unit for F64Unit<'_> {
         v.m & SIGN != 0
     }
 
-    fn from_f80(&self, cw: u16, v: F80) -> (F80, u16) {
+    fn load_f80(&self, cw: u16, v: F80) -> (F80, u16) {
         let mut hw = 0;
         (self.narrow(cw, v, &mut hw), hw)
     }

@@ -17,6 +17,9 @@
 //!
 //! Exception flags are sticky and exact; unmasked exceptions set ES and B but do not trap (the
 //! guest's exception handler is not called).
+//!
+//! The `x87: f64` model ([`Model::F64`]) keeps this stack logic and swaps the unit for the one in
+//! `double.rs`, whose registers hold doubles (docs/x87.md says when it is exact).
 
 mod double;
 #[cfg(target_arch = "x86_64")]
@@ -343,7 +346,7 @@ trait Unit {
         v.se & 0x8000 != 0
     }
     /// The register value of an 80-bit memory operand (`fld m80`).
-    fn from_f80(&self, _cw: u16, v: F80) -> (F80, u16) {
+    fn load_f80(&self, _cw: u16, v: F80) -> (F80, u16) {
         (v, 0)
     }
     /// A register value in the 80-bit memory format (`fstp m80`).
@@ -493,7 +496,7 @@ impl Fpu {
             return;
         }
         let (v, hw) = if kind == Kind::F80 {
-            u.from_f80(self.cw, F80 { m: lo, se: hi })
+            u.load_f80(self.cw, F80 { m: lo, se: hi })
         } else {
             u.load(self.cw, kind, lo)
         };
