@@ -224,8 +224,11 @@ op_table!(
 /// The side effects a runtime helper declares; passes rely on them to move code around calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Effects {
-    /// The helper reads guest state (any slot).
+    /// The helper reads guest state: any slot but the flags (slots with the `flag` role).
     pub reads_state: bool,
+    /// The helper reads flag slots. Kept apart from `reads_state` so that a helper reading, say,
+    /// the x87 registers does not keep every guest flag alive before it (passes/flag-abi).
+    pub reads_flags: bool,
     /// The helper writes guest state (any slot).
     pub writes_state: bool,
     /// The helper reads guest memory.
@@ -240,6 +243,7 @@ impl Effects {
     /// No effects: a pure function of its arguments.
     pub const PURE: Effects = Effects {
         reads_state: false,
+        reads_flags: false,
         writes_state: false,
         reads_memory: false,
         writes_memory: false,
@@ -251,6 +255,7 @@ impl Effects {
         let mut out = Vec::new();
         for (on, name) in [
             (self.reads_state, "reads_state"),
+            (self.reads_flags, "reads_flags"),
             (self.writes_state, "writes_state"),
             (self.reads_memory, "reads_memory"),
             (self.writes_memory, "writes_memory"),
@@ -267,6 +272,7 @@ impl Effects {
     pub fn set_by_name(&mut self, name: &str) -> bool {
         let flag = match name {
             "reads_state" => &mut self.reads_state,
+            "reads_flags" => &mut self.reads_flags,
             "writes_state" => &mut self.writes_state,
             "reads_memory" => &mut self.reads_memory,
             "writes_memory" => &mut self.writes_memory,

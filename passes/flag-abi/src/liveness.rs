@@ -10,7 +10,7 @@ use crate::flags::{FlagSet, FlagUniverse};
 pub struct Context<'a> {
     /// The guest's flags.
     pub universe: &'a FlagUniverse,
-    /// The program's helpers; a helper that reads state or may leave lifted code reads every flag.
+    /// The program's helpers; a helper that reads flags or may leave lifted code reads every flag.
     pub helpers: &'a BTreeMap<String, HelperDecl>,
     /// Flags some caller reads after this function returns.
     pub ret_live: FlagSet,
@@ -91,7 +91,7 @@ impl Context<'_> {
                 let reads = self
                     .helpers
                     .get(helper)
-                    .is_none_or(|h| h.effects.reads_state || h.effects.may_exit);
+                    .is_none_or(|h| h.effects.reads_flags || h.effects.may_exit);
                 if reads { live.union(self.universe.all()) } else { live }
             }
             _ => live,

@@ -19,8 +19,10 @@ pub fn helpers() -> Vec<HelperDecl> {
             name: SC_HELPER.to_string(),
             params: Vec::new(),
             result: None,
+            // A system call sees the whole register file, CR included.
             effects: Effects {
                 reads_state: true,
+                reads_flags: true,
                 writes_state: true,
                 reads_memory: true,
                 writes_memory: true,
