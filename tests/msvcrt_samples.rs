@@ -121,6 +121,21 @@ const X87_RAY53: Sample = Sample {
     exit_code: 0,
 };
 
+/// The ray tracer again, recompiled in the fast x87 value model (doubles): exact at the 53-bit
+/// precision it sets, so it prints what Wine and the native build print.
+const X87_RAY53_F64: Sample = Sample {
+    name: "x87_ray53",
+    recipe: "recipes/x87-ray53-f64.ron",
+    ..X87_RAY53
+};
+
+/// mandelbrot in the fast x87 value model, which cannot be exact at mingw's 64-bit precision.
+const X87_MANDEL_F64: Sample = Sample {
+    name: "x87_mandel",
+    recipe: "recipes/x87-mandel-f64.ron",
+    ..X87_MANDEL
+};
+
 fn samples_dir() -> PathBuf {
     workspace_root().join("tests/guests/x86/msvcrt")
 }
@@ -535,6 +550,49 @@ fn x87_nbody_matrix_fft_with_mingw_printf() {
 #[test]
 fn x87_ray_tracer_at_53_bit_precision() {
     check_sample(&X87_RAY53);
+}
+
+#[test]
+fn x87_ray_tracer_in_the_f64_model_at_53_bit_precision() {
+    check_sample(&X87_RAY53_F64);
+}
+
+/// At the 64-bit precision mingw's start-up sets, the f64 model (doubles) computes the orbits
+/// differently from the real unit, which the f80 model matches (`x87_mandelbrot_at_64_bit_precision`
+/// checks that against Wine and the native build). With this program the escape counts happen to
+/// agree; the orbit values printed with 17 digits do not.
+#[test]
+fn x87_mandelbrot_in_the_f64_model_differs_at_64_bit_precision() {
+    let (f80, sandbox80) = run_rpt(&X87_MANDEL);
+    let (f64, sandbox64) = run_rpt(&X87_MANDEL_F64);
+    assert_eq!(f80.status.code(), Some(0), "f80: {}", stderr_of(&f80));
+    assert_eq!(f64.status.code(), Some(0), "f64: {}", stderr_of(&f64));
+    let (text80, text64) = (
+        String::from_utf8_lossy(&f80.stdout),
+        String::from_utf8_lossy(&f64.stdout),
+    );
+    let probes = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with("probe "))
+            .map(str::to_string)
+            .collect()
+    };
+    let (probes80, probes64) = (probes(&text80), probes(&text64));
+    assert_eq!(probes80.len(), 5, "f80 printed:\n{text80}");
+    assert_eq!(probes64.len(), probes80.len(), "f64 printed:\n{text64}");
+    let differing = probes80.iter().zip(&probes64).filter(|(a, b)| a != b).count();
+    assert!(
+        differing >= 3,
+        "only {differing} orbit values differ between the models:\n--- f80\n{}\n--- f64\n{}",
+        probes80.join("\n"),
+        probes64.join("\n")
+    );
+    // The one with 64-bit significands ends the orbit of probe 3 at 4.02e-32, doubles at 4.93e-32.
+    assert!(probes80[3].ends_with("4.023129415689279e-032"), "{}", probes80[3]);
+    assert!(probes64[3].ends_with("4.9303806576313238e-032"), "{}", probes64[3]);
+    for dir in [sandbox80, sandbox64] {
+        fs::remove_dir_all(dir).ok();
+    }
 }
 
 /// msvcrt's `_controlfp` changes the control word lifted x87 code computes under (precision and

@@ -9,9 +9,19 @@
  * binary, constant). On x86-64 hosts the unit is the host's own x87: each operation loads its
  * operands under the guest's control word (exceptions masked), executes the guest's instruction
  * and reads back results and status word, so results are bit-identical to the real FPU. Other
- * hosts use the software unit in x87_soft.c (docs/x87.md says how exact it is).
+ * hosts use the software unit in x87_soft.h (docs/x87.md says how exact it is).
+ *
+ * Built with RPT_X87_F64 (the recipe's guest option x87: "f64"), the registers hold IEEE doubles
+ * instead and the unit is x87_f64.h's, which does the common operations in C doubles and hands
+ * the rest to the exact unit under the name exact_*.
  */
 #include "cpu.h"
+
+#ifdef RPT_X87_F64
+/* The f64 model leaves parts of the exact unit unused (x87_f64.h delegates only some operations). */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wunused-const-variable"
+#endif
 
 /* Operation numbers: the same as src/x87/mod.rs (a test there compares them). */
 #define X87_ADD 0u
@@ -95,6 +105,20 @@ static const struct rpt_f80 x87_indefinite = { 0xc000000000000000ull, 0xffffu };
 static const struct rpt_f80 x87_zero = { 0, 0 };
 
 /* ---------------------------------------------------------------- the unit */
+
+#ifdef RPT_X87_F64
+/* The exact unit below serves the f64 model's unit (x87_f64.h) for what that one does not do in
+ * doubles: its functions take the names exact_*. */
+#define unit_load exact_load
+#define unit_store exact_store
+#define unit_arith exact_arith
+#define unit_compare exact_compare
+#define unit_unary exact_unary
+#define unit_binary exact_binary
+#define unit_constant exact_constant
+#define unit_arith_memory exact_arith_memory
+#define unit_compare_memory exact_compare_memory
+#endif
 
 #if defined(__x86_64__) && !defined(RPT_X87_SOFT)
 
@@ -414,6 +438,48 @@ static struct rpt_f80 unit_constant(uint16_t cw, unsigned op)
 
 #endif
 
+
+#define X87_F80_INDEFINITE_M 0xc000000000000000ull
+#define X87_F80_INDEFINITE_SE 0xffffu
+
+#ifdef RPT_X87_F64
+#undef unit_load
+#undef unit_store
+#undef unit_arith
+#undef unit_compare
+#undef unit_unary
+#undef unit_binary
+#undef unit_constant
+#undef unit_arith_memory
+#undef unit_compare_memory
+#include "x87_f64.h"
+#else
+/* The f80 model: registers hold the 80-bit format itself. */
+#define x87_reg_indefinite x87_indefinite
+
+static int x87_reg_is_nan(struct rpt_f80 v)
+{
+	return (v.se & 0x7fffu) == 0x7fffu && (v.m << 1) != 0;
+}
+
+static int x87_reg_sign(struct rpt_f80 v)
+{
+	return (v.se & 0x8000u) != 0;
+}
+
+static struct rpt_f80 unit_to_f80(struct rpt_f80 v)
+{
+	return v;
+}
+
+static uint16_t unit_load_f80(uint16_t cw, struct rpt_f80 w, struct rpt_f80 *out)
+{
+	(void)cw;
+	*out = w;
+	return 0;
+}
+#endif
+
 /* ---------------------------------------------------------------- the stack */
 
 static unsigned x87_phys(struct cpu *c, unsigned i)
@@ -457,7 +523,7 @@ static void x87_push(struct cpu *c, struct rpt_f80 v)
 	c->fpu_top = (uint8_t)((c->fpu_top + 7u) & 7u);
 	if (x87_valid(c, 0)) {
 		c->fpu_sw = (uint16_t)(c->fpu_sw | SW_IE | SW_SF | SW_C1);
-		x87_put(c, 0, x87_indefinite);
+		x87_put(c, 0, x87_reg_indefinite);
 	} else {
 		c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
 		x87_put(c, 0, v);
@@ -514,7 +580,7 @@ static uint64_t x87_kind_indefinite(unsigned kind)
 	case X87_KIND_F64:
 		return 0xfff8000000000000ull;
 	case X87_KIND_F80:
-		return x87_indefinite.m;
+		return X87_F80_INDEFINITE_M;
 	case X87_KIND_I16:
 		return 0x8000ull;
 	case X87_KIND_I32:
@@ -530,12 +596,12 @@ void rpt_helper_x87_load(struct cpu *restrict c, uint32_t kind, uint64_t lo, uin
 {
 	struct rpt_f80 v;
 	if (x87_valid(c, 7)) {
-		x87_push(c, x87_indefinite);
+		x87_push(c, x87_reg_indefinite);
 	} else {
 		uint16_t hw = 0;
 		if (kind == X87_KIND_F80) {
-			v.m = lo;
-			v.se = (uint16_t)hi;
+			struct rpt_f80 w = { lo, (uint16_t)hi };
+			hw = unit_load_f80(c->fpu_cw, w, &v);
 		} else {
 			hw = unit_load(c->fpu_cw, kind, lo, &v);
 		}
@@ -551,9 +617,9 @@ uint64_t rpt_helper_x87_store(struct cpu *restrict c, uint32_t kind, uint32_t fl
 	uint64_t out;
 	if (!x87_valid(c, 0)) {
 		x87_underflow(c);
-		out = kind == X87_KIND_F80 && high ? x87_indefinite.se : x87_kind_indefinite(kind);
+		out = kind == X87_KIND_F80 && high ? X87_F80_INDEFINITE_SE : x87_kind_indefinite(kind);
 	} else if (kind == X87_KIND_F80) {
-		struct rpt_f80 v = x87_get(c, 0);
+		struct rpt_f80 v = unit_to_f80(x87_get(c, 0));
 		c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
 		out = high ? v.se : v.m;
 	} else {
@@ -576,7 +642,7 @@ void rpt_helper_x87_arith(struct cpu *restrict c, uint32_t op, uint32_t dst, uin
 		x87_put(c, dst, r);
 	} else {
 		x87_underflow(c);
-		x87_put(c, dst, x87_indefinite);
+		x87_put(c, dst, x87_reg_indefinite);
 	}
 	if (pop)
 		x87_pop(c);
@@ -587,7 +653,7 @@ void rpt_helper_x87_arith_mem(struct cpu *restrict c, uint32_t op, uint32_t kind
 {
 	if (!x87_valid(c, 0)) {
 		x87_underflow(c);
-		x87_put(c, 0, x87_indefinite);
+		x87_put(c, 0, x87_reg_indefinite);
 	} else {
 		struct rpt_f80 r;
 		uint16_t hw = unit_arith_memory(c->fpu_cw, op, kind, x87_get(c, 0), bits, &r);
@@ -619,7 +685,7 @@ void rpt_helper_x87_reg(struct cpu *restrict c, uint32_t op, uint32_t i)
 	switch (op) {
 	case X87_FLD: {
 		int under = !x87_valid(c, i);
-		struct rpt_f80 v = under ? x87_indefinite : x87_get(c, i);
+		struct rpt_f80 v = under ? x87_reg_indefinite : x87_get(c, i);
 		x87_push(c, v);
 		/* With an overflow too, the underflow's cleared C1 wins (as this CPU does). */
 		if (under)
@@ -634,7 +700,7 @@ void rpt_helper_x87_reg(struct cpu *restrict c, uint32_t op, uint32_t i)
 			v = x87_get(c, 0);
 		} else {
 			x87_underflow(c);
-			v = x87_indefinite;
+			v = x87_reg_indefinite;
 		}
 		x87_put(c, i, v);
 		if (op == X87_FSTP)
@@ -643,8 +709,8 @@ void rpt_helper_x87_reg(struct cpu *restrict c, uint32_t op, uint32_t i)
 	}
 	case X87_FXCH: {
 		int a = x87_valid(c, 0), b = x87_valid(c, i);
-		struct rpt_f80 va = a ? x87_get(c, 0) : x87_indefinite;
-		struct rpt_f80 vb = b ? x87_get(c, i) : x87_indefinite;
+		struct rpt_f80 va = a ? x87_get(c, 0) : x87_reg_indefinite;
+		struct rpt_f80 vb = b ? x87_get(c, i) : x87_reg_indefinite;
 		if (a && b)
 			c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
 		else
@@ -703,7 +769,7 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 			x87_put(c, 0, r);
 		} else {
 			x87_underflow(c);
-			x87_put(c, 0, x87_indefinite);
+			x87_put(c, 0, x87_reg_indefinite);
 		}
 		break;
 	case X87_FSIN:
@@ -716,7 +782,7 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 		} else {
 			x87_underflow(c);
 			c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C2);
-			x87_put(c, 0, x87_indefinite);
+			x87_put(c, 0, x87_reg_indefinite);
 		}
 		break;
 	case X87_FPTAN:
@@ -724,13 +790,13 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 	case X87_FXTRACT:
 		if (!x87_valid(c, 0)) {
 			x87_underflow(c);
-			x87_put(c, 0, x87_indefinite);
-			x87_push(c, x87_indefinite);
+			x87_put(c, 0, x87_reg_indefinite);
+			x87_push(c, x87_reg_indefinite);
 			c->fpu_sw = (uint16_t)(c->fpu_sw & ~(SW_C1 | SW_C2));
 		} else if (x87_valid(c, 7)) {
 			c->fpu_sw = (uint16_t)((c->fpu_sw | SW_IE | SW_SF | SW_C1) & ~SW_C2);
-			x87_put(c, 0, x87_indefinite);
-			x87_push(c, x87_indefinite);
+			x87_put(c, 0, x87_reg_indefinite);
+			x87_push(c, x87_reg_indefinite);
 		} else {
 			uint16_t codes = op == X87_FXTRACT ? SW_C1 : (SW_C1 | SW_C2);
 			hw = unit_unary(c->fpu_cw, op, x87_get(c, 0), &r, &pushed);
@@ -752,7 +818,7 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 			x87_put(c, 1, r);
 		} else {
 			x87_underflow(c);
-			x87_put(c, 1, x87_indefinite);
+			x87_put(c, 1, x87_reg_indefinite);
 		}
 		x87_pop(c);
 		break;
@@ -765,7 +831,7 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 			uint16_t codes = SW_C0 | SW_C1 | SW_C2 | SW_C3;
 			if (op == X87_FSCALE)
 				codes = SW_C1;
-			else if ((r.se & 0x7fffu) == 0x7fffu && (r.m << 1) != 0)
+			else if (x87_reg_is_nan(r))
 				codes = SW_C1 | SW_C2;
 			x87_merge(c, hw, codes);
 			x87_put(c, 0, r);
@@ -773,7 +839,7 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 			x87_underflow(c);
 			if (op != X87_FSCALE)
 				c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C2);
-			x87_put(c, 0, x87_indefinite);
+			x87_put(c, 0, x87_reg_indefinite);
 		}
 		break;
 	case X87_FTST: {
@@ -783,7 +849,7 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 	}
 	case X87_FXAM: {
 		struct rpt_f80 v = x87_get(c, 0);
-		uint16_t sign = (v.se & 0x8000u) ? SW_C1 : 0;
+		uint16_t sign = x87_reg_sign(v) ? SW_C1 : 0;
 		uint16_t codes = SW_C0 | SW_C3;
 		if (x87_valid(c, 0)) {
 			hw = unit_unary(c->fpu_cw, X87_FXAM, v, &r, &pushed);
@@ -832,7 +898,7 @@ void rpt_helper_x87_fcmov(struct cpu *restrict c, uint32_t i, uint32_t cond)
 			x87_put(c, 0, x87_get(c, i));
 	} else {
 		x87_underflow(c);
-		x87_put(c, 0, x87_indefinite);
+		x87_put(c, 0, x87_reg_indefinite);
 	}
 	x87_summary(c);
 }

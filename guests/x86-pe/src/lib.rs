@@ -46,15 +46,12 @@ impl GuestPlugin for X86Pe {
         }
     }
 
-    /// `x87`: the x87 value model; only `"f80"` (exact, the default) exists (docs/x87.md).
+    /// `x87`: the x87 value model, `"f80"` (exact, the default) or `"f64"` (fast; docs/x87.md).
     fn check_options(&self, options: &GuestOptions) -> Result<(), GuestError> {
         for (name, value) in options {
             let why = match (name.as_str(), value) {
-                ("x87", rpt_api::ParamValue::Str(model)) if model == "f80" => continue,
-                ("x87", rpt_api::ParamValue::Str(model)) if model == "f64" => {
-                    "the f64 value model is not implemented yet; only \"f80\" (exact) is".to_string()
-                }
-                ("x87", _) => "the x87 value model is \"f80\"".to_string(),
+                ("x87", rpt_api::ParamValue::Str(model)) if x87::Model::from_name(model).is_some() => continue,
+                ("x87", _) => "the x87 value model is \"f80\" (exact) or \"f64\" (fast)".to_string(),
                 _ => "the x86-pe guest has no such option".to_string(),
             };
             return Err(GuestError::BadOption {
@@ -108,8 +105,8 @@ impl GuestPlugin for X86Pe {
         lift::lift_function(&walker, entry)
     }
 
-    fn runtime_sources(&self, platform: &str, _options: &GuestOptions) -> Result<Vec<SourceFile>, GuestError> {
-        platform::runtime_sources(platform)
+    fn runtime_sources(&self, platform: &str, options: &GuestOptions) -> Result<Vec<SourceFile>, GuestError> {
+        platform::runtime_sources(platform, x87::Model::from_options(options))
     }
 }
 

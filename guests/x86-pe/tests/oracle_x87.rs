@@ -33,7 +33,7 @@ use iced_x86::code_asm::*;
 use rpt_api::{GuestImage, GuestPlugin, Severity};
 use rpt_guest_x86_pe::X86Pe;
 use rpt_guest_x86_pe::state::{ARITH_FLAGS, DF, FPU_CW, FPU_SW, FPU_TAGS, FPU_TOP, GPRS, ST_E, ST_M};
-use rpt_guest_x86_pe::x87::{F80, Fpu, sw};
+use rpt_guest_x86_pe::x87::{F80, Fpu, Model, sw};
 use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcome, Val};
 use rpt_ir::{AddrSpace, ExitReason, GuestAddr, Program};
 
@@ -589,8 +589,8 @@ fn run_native(cases: &[Case]) -> Vec<(u32, Outcome32)> {
         .collect()
 }
 
-/// The interpreter's environment: the x87 helpers only.
-struct X87Env;
+/// The interpreter's environment: the x87 helpers of one value model only.
+struct X87Env(Model);
 
 impl Environment for X87Env {
     fn call_extern(
@@ -606,12 +606,12 @@ impl Environment for X87Env {
         args: &[Val],
         m: &mut MachineState,
     ) -> Result<Option<Option<Val>>, InterpError> {
-        rpt_guest_x86_pe::x87::call_helper(name, args, m)
+        rpt_guest_x86_pe::x87::call_helper_in(self.0, name, args, m)
     }
 }
 
 /// Lifts and interprets one case with the native run's starting esp.
-fn run_lifted(case: &Case, stack: u32) -> Result<Outcome32, String> {
+fn run_lifted(case: &Case, stack: u32, model: Model) -> Result<Outcome32, String> {
     let mut bytes = case.code.clone();
     bytes.push(0xf4); // hlt: the lifted function ends where the native run jumps to its epilogue
     let image = common::code_image(CODE_ADDR, &bytes);
@@ -646,7 +646,7 @@ fn run_lifted(case: &Case, stack: u32) -> Result<Outcome32, String> {
         .memory
         .write_bytes(AddrSpace::RAM, base, &case.setup.window);
     match interp
-        .run(entry, &mut X87Env)
+        .run(entry, &mut X87Env(model))
         .map_err(|e| format!("interpreter: {e}"))?
     {
         Outcome::Exited {
@@ -800,10 +800,25 @@ int main(void)
 /// Bytes per case the driver writes back.
 const WIRE_OUT: usize = 36 + 128 + 6 + 64 + 16;
 
+/// Which unit x87.c is compiled with.
+#[derive(Clone, Copy)]
+enum CUnit {
+    /// The f80 model on this host's own x87.
+    Host,
+    /// The f80 model's software unit (AArch64 and LoongArch64 hosts).
+    Soft,
+    /// The f64 model (`x87: "f64"`).
+    F64,
+}
+
 /// Lifts every case (ending in `hlt`) at its own address, compiles them all with the runtime and
 /// the driver, runs the cases from the native runs' starting esp and returns the outcomes.
-fn run_compiled(cases: &[Case], stacks: &[u32], soft: bool) -> Vec<Outcome32> {
-    let dir = common::scratch(if soft { "oracle-x87-soft" } else { "oracle-x87-c" });
+fn run_compiled(cases: &[Case], stacks: &[u32], unit: CUnit) -> Vec<Outcome32> {
+    let dir = common::scratch(match unit {
+        CUnit::Host => "oracle-x87-c",
+        CUnit::Soft => "oracle-x87-soft",
+        CUnit::F64 => "oracle-x87-f64",
+    });
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("runtime")).expect("mkdir");
     std::fs::create_dir_all(dir.join("guest")).expect("mkdir");
@@ -895,8 +910,14 @@ fn run_compiled(cases: &[Case], stacks: &[u32], soft: bool) -> Vec<Outcome32> {
             if f.as_str() == "driver.c" {
                 cmd.arg("-Umain");
             }
-            if soft {
-                cmd.arg("-DRPT_X87_SOFT");
+            match unit {
+                CUnit::Host => {}
+                CUnit::Soft => {
+                    cmd.arg("-DRPT_X87_SOFT");
+                }
+                CUnit::F64 => {
+                    cmd.arg("-DRPT_X87_F64");
+                }
             }
             (f.clone(), obj, cmd.spawn().expect("clang-19 runs (install clang-19)"))
         })
@@ -995,14 +1016,14 @@ fn x87_forms_agree_with_this_cpu() {
     cases.retain(|c| only.as_deref().is_none_or(|o| o == c.name));
     let native = run_native(&cases);
     let stacks: Vec<u32> = native.iter().map(|(s, _)| *s).collect();
-    let compiled = run_compiled(&cases, &stacks, false);
+    let compiled = run_compiled(&cases, &stacks, CUnit::Host);
     // The software unit (what AArch64 and LoongArch64 hosts run), built here for this host.
     let soft_cases: Vec<usize> = (0..cases.len())
         .filter(|&i| !SOFT_MISSING.contains(&cases[i].name))
         .collect();
     let soft_input: Vec<Case> = soft_cases.iter().map(|&i| cases[i].clone()).collect();
     let soft_stacks: Vec<u32> = soft_cases.iter().map(|&i| stacks[i]).collect();
-    let soft_out = run_compiled(&soft_input, &soft_stacks, true);
+    let soft_out = run_compiled(&soft_input, &soft_stacks, CUnit::Soft);
     let mut soft: Vec<Option<&Outcome32>> = vec![None; cases.len()];
     for (k, &i) in soft_cases.iter().enumerate() {
         soft[i] = Some(&soft_out[k]);
@@ -1011,7 +1032,7 @@ fn x87_forms_agree_with_this_cpu() {
     let mut failures = Vec::new();
     for (((case, (stack, want)), from_c), from_soft) in cases.iter().zip(&native).zip(&compiled).zip(&soft) {
         *per_name.entry(case.name).or_default() += 1;
-        let problem = match run_lifted(case, *stack) {
+        let problem = match run_lifted(case, *stack, Model::F80) {
             Ok(got) => {
                 let mut d = differences(case, want, &got);
                 d.extend(
@@ -1054,6 +1075,149 @@ fn x87_forms_agree_with_this_cpu() {
     assert!(
         failures.is_empty(),
         "failing forms: {failing_forms:?}\n{} of {} cases differ from this CPU; the first ones:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.iter().take(12).cloned().collect::<Vec<_>>().join("\n")
+    );
+}
+
+/// The forms whose f64-model results must equal the real unit's at 53-bit precision.
+const F64_FORMS: [&str; 18] = [
+    "fadd",
+    "fmul",
+    "fsub",
+    "fdiv",
+    "fiadd",
+    "fimul",
+    "fisub",
+    "fidiv",
+    "fld m64",
+    "fld st(i)",
+    "fst m64",
+    "fstp m64",
+    "fistp",
+    "fsqrt",
+    "fcom",
+    "fucomi",
+    "fchs",
+    "frndint",
+];
+
+/// A double register of the f64 model in the 80-bit format, NaNs and infinities included.
+fn widen_double(bits: u64) -> F80 {
+    if bits & 0x7ff0_0000_0000_0000 != 0x7ff0_0000_0000_0000 {
+        return from_f64(f64::from_bits(bits));
+    }
+    F80 {
+        m: 1 << 63 | (bits & 0x000f_ffff_ffff_ffff) << 11,
+        se: (bits >> 48) as u16 | 0x7fff,
+    }
+}
+
+/// A normal double (or zero) well inside the exponent range: integers and halves now and then,
+/// for the rounding of fistp and frndint.
+fn normal_double(rng: &mut Rng) -> f64 {
+    if rng.below(3) == 0 {
+        (rng.below(20_000) as f64 - 10_000.0) / [1.0, 2.0, 4.0, 10.0][rng.below(4) as usize]
+    } else {
+        f64::from_bits((rng.next() & 0x800f_ffff_ffff_ffff) | (1023 - 60 + rng.below(120)) << 52)
+    }
+}
+
+/// The f64 model on the arithmetic forms: at 53-bit precision (any rounding control), on normal
+/// doubles, the interpreter and the compiled C agree on everything, and both agree with this CPU
+/// on registers (as doubles), memory, GPRs, EFLAGS, TOP, tags and the compare codes. A case is
+/// left out of the second comparison only when the CPU raised an exception flag other than a
+/// stack fault's IE (a denormal, overflowing or invalid operand from the random memory window), or
+/// when a result lies outside the double exponent range (which 53-bit precision keeps at 80-bit
+/// width): the f64 model keeps no flags but IE, and its NaNs and exponent range are the double's.
+/// Not compared: C1 (the round-up bit) and the precision flag, which the fast path does not keep.
+#[test]
+fn f64_model_matches_the_cpu_at_53_bit_precision() {
+    let per_form = std::env::var("RPT_X87_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30);
+    let mut rng = Rng(0x5353_f640_2026_1202);
+    let mut cases = make_cases(per_form);
+    cases.retain(|c| F64_FORMS.iter().any(|f| c.name.starts_with(f)));
+    // f80-model states for the CPU, and the same states with double registers for the f64 model.
+    let mut f64_cases = Vec::new();
+    for case in &mut cases {
+        case.setup.fpu.cw = (case.setup.fpu.cw & !0x0300) | 0x0200;
+        let mut as_f64 = case.clone();
+        for p in 0..8 {
+            let d = normal_double(&mut rng);
+            case.setup.fpu.regs[p] = from_f64(d);
+            as_f64.setup.fpu.regs[p] = F80 { m: d.to_bits(), se: 0 };
+        }
+        f64_cases.push(as_f64);
+    }
+    let native = run_native(&cases);
+    let stacks: Vec<u32> = native.iter().map(|(s, _)| *s).collect();
+    let compiled = run_compiled(&f64_cases, &stacks, CUnit::F64);
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for (((case, f64_case), (stack, want)), from_c) in cases.iter().zip(&f64_cases).zip(&native).zip(&compiled) {
+        let got = match run_lifted(f64_case, *stack, Model::F64) {
+            Ok(got) => got,
+            Err(e) => {
+                failures.push(format!("{}: {e}", case.name));
+                continue;
+            }
+        };
+        if got.regs != from_c.regs
+            || got.eflags != from_c.eflags
+            || got.window != from_c.window
+            || got.fpu != from_c.fpu
+        {
+            failures.push(format!(
+                "{} ({}): interpreter and compiled C differ\n    interpreted {}\n    compiled    {}",
+                case.name,
+                hex(&case.code),
+                show_fpu(&got.fpu),
+                show_fpu(&from_c.fpu)
+            ));
+        }
+        let raised = want.fpu.sw & !case.setup.fpu.sw;
+        let stack_fault = want.fpu.sw & sw::SF != 0;
+        let beyond_doubles = want.fpu.regs.iter().any(|r| {
+            let e = r.se & 0x7fff;
+            r.m != 0 && e != 0x7fff && !(0x3fff - 1022..=0x3fff + 1023).contains(&e)
+        });
+        if beyond_doubles || (raised & (sw::EXCEPTIONS & !0x20) != 0 && !(stack_fault && raised & 0x1e == 0)) {
+            continue;
+        }
+        compared += 1;
+        let mut as_f80 = got.clone();
+        for r in &mut as_f80.fpu.regs {
+            *r = widen_double(r.m);
+        }
+        // Only what the model keeps: the codes, where defined, and the stack fault bit.
+        let kept = (C0 | C2 | C3 | sw::SF) & !case.undefined;
+        as_f80.fpu.sw = (as_f80.fpu.sw & kept) | (want.fpu.sw & !kept);
+        let d = differences(case, want, &as_f80);
+        if !d.is_empty() {
+            failures.push(format!(
+                "{} ({})\n  in: {}\n  {}",
+                case.name,
+                hex(&case.code),
+                show_fpu(&case.setup.fpu),
+                d.join("\n  ")
+            ));
+        }
+    }
+    println!(
+        "x87 f64 model: {} cases, interpreted against compiled; {compared} of them against this CPU",
+        cases.len()
+    );
+    assert!(
+        compared * 2 > cases.len(),
+        "too few cases compared with the CPU: {compared}"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases fail; the first ones:\n{}",
         failures.len(),
         cases.len(),
         failures.iter().take(12).cloned().collect::<Vec<_>>().join("\n")

@@ -334,15 +334,28 @@ fn externs_and_runtime_sources() {
         .expect("sources");
     let paths: Vec<&str> = sources.iter().map(|s| s.path.as_str()).collect();
     assert_eq!(
-        paths[..5],
+        paths[..6],
         [
             "guest/x86_runtime.c",
             "guest/x87.c",
             "guest/x87_soft.h",
+            "guest/x87_f64.h",
             "guest/win32_console.h",
             "guest/win32_console.c"
         ]
     );
+    // The f64 value model is chosen where x87.c is compiled; nothing else changes.
+    let options: rpt_api::GuestOptions = [("x87".to_string(), rpt_api::ParamValue::Str("f64".into()))]
+        .into_iter()
+        .collect();
+    let f64_sources = X86Pe.runtime_sources("win32-console", &options).expect("sources");
+    for (f80, f64) in sources.iter().zip(&f64_sources) {
+        if f80.path == "guest/x87.c" {
+            assert_eq!(f64.contents, format!("#define RPT_X87_F64 1\n{}", f80.contents));
+        } else {
+            assert_eq!(f64.contents, f80.contents, "{}", f80.path);
+        }
+    }
     assert!(paths.iter().all(|p| p.starts_with("guest/")), "{paths:?}");
     assert!(X86Pe.info().hash.len() == 64 && X86Pe.info().name == "x86-pe");
 }
@@ -385,8 +398,9 @@ fn the_x87_option_names_the_value_model() {
     };
     assert_eq!(X86Pe.check_options(&Default::default()), Ok(()));
     assert_eq!(with("x87", ParamValue::Str("f80".into())), Ok(()));
-    let f64_model = with("x87", ParamValue::Str("f64".into())).expect_err("f64 is not implemented");
-    assert!(f64_model.to_string().contains("not implemented"), "{f64_model}");
+    assert_eq!(with("x87", ParamValue::Str("f64".into())), Ok(()));
+    let other = with("x87", ParamValue::Str("f32".into())).expect_err("there is no f32 model");
+    assert!(other.to_string().contains("\"f64\""), "{other}");
     assert!(with("x87", ParamValue::Bool(true)).is_err());
     assert!(with("sse", ParamValue::Str("f80".into())).is_err());
 }

@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 use rpt_api::{GuestError, GuestImage, SourceFile};
 use rpt_ir::GuestAddr;
 
+use crate::x87::Model;
+
 /// How a platform implements one import.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ImportKind {
@@ -44,10 +46,11 @@ pub struct Platform {
 pub const PLATFORMS: &[Platform] = &[win32_console::PLATFORM];
 
 /// The guest's own C part, shared by every platform.
-const GUEST_RUNTIME: [(&str, &str); 3] = [
+const GUEST_RUNTIME: [(&str, &str); 4] = [
     ("guest/x86_runtime.c", include_str!("../../runtime/x86_runtime.c")),
     ("guest/x87.c", include_str!("../../runtime/x87.c")),
     ("guest/x87_soft.h", include_str!("../../runtime/x87_soft.h")),
+    ("guest/x87_f64.h", include_str!("../../runtime/x87_f64.h")),
 ];
 
 /// Looks a platform up by name.
@@ -106,14 +109,20 @@ pub fn externs(image: &GuestImage, platform: &str) -> Result<BTreeMap<GuestAddr,
 }
 
 /// The guest's C part and the platform's C files.
-pub fn runtime_sources(platform: &str) -> Result<Vec<SourceFile>, GuestError> {
+///
+/// The x87 value model is chosen when `x87.c` is compiled: under [`Model::F64`] the file starts by
+/// defining `RPT_X87_F64`, which selects the unit of `x87_f64.h`.
+pub fn runtime_sources(platform: &str, model: Model) -> Result<Vec<SourceFile>, GuestError> {
     let p = find(platform)?;
     Ok(GUEST_RUNTIME
         .into_iter()
         .chain(p.c_files.iter().copied())
         .map(|(path, contents)| SourceFile {
             path: path.to_string(),
-            contents: contents.to_string(),
+            contents: match (path, model) {
+                ("guest/x87.c", Model::F64) => format!("#define RPT_X87_F64 1\n{contents}"),
+                _ => contents.to_string(),
+            },
         })
         .collect())
 }

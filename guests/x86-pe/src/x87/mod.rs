@@ -17,7 +17,11 @@
 //!
 //! Exception flags are sticky and exact; unmasked exceptions set ES and B but do not trap (the
 //! guest's exception handler is not called).
+//!
+//! The `x87: f64` model ([`Model::F64`]) keeps this stack logic and swaps the unit for the one in
+//! `double.rs`, whose registers hold doubles (docs/x87.md says when it is exact).
 
+mod double;
 #[cfg(target_arch = "x86_64")]
 mod host;
 
@@ -328,6 +332,27 @@ trait Unit {
     fn constant(&self, cw: u16, op: u32) -> F80;
     fn arith_memory(&self, cw: u16, op: u32, kind: Kind, a: F80, bits: u64) -> (F80, u16);
     fn compare_memory(&self, cw: u16, kind: Kind, a: F80, bits: u64) -> u16;
+
+    /// What a register holds after an invalid operation or a stack fault.
+    fn indefinite(&self) -> F80 {
+        F80::INDEFINITE
+    }
+    /// Whether a register value is a NaN.
+    fn is_nan(&self, v: F80) -> bool {
+        is_nan(v)
+    }
+    /// A register value's sign.
+    fn sign(&self, v: F80) -> bool {
+        v.se & 0x8000 != 0
+    }
+    /// The register value of an 80-bit memory operand (`fld m80`).
+    fn load_f80(&self, _cw: u16, v: F80) -> (F80, u16) {
+        (v, 0)
+    }
+    /// A register value in the 80-bit memory format (`fstp m80`).
+    fn to_f80(&self, v: F80) -> F80 {
+        v
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -442,11 +467,11 @@ impl Fpu {
     }
 
     /// Pushes `v`, or the indefinite on stack overflow (IE, SF, C1 set). C1 is cleared otherwise.
-    fn push(&mut self, v: F80) {
+    fn push(&mut self, u: &dyn Unit, v: F80) {
         self.top = (self.top + 7) & 7;
         if self.valid(0) {
             self.sw |= sw::IE | sw::SF | C1;
-            self.put(0, F80::INDEFINITE);
+            self.put(0, u.indefinite());
         } else {
             self.sw &= !C1;
             self.put(0, v);
@@ -467,16 +492,16 @@ impl Fpu {
 
     fn load(&mut self, u: &dyn Unit, kind: Kind, lo: u64, hi: u16) {
         if self.valid(7) {
-            self.push(F80::INDEFINITE);
+            self.push(u, u.indefinite());
             return;
         }
         let (v, hw) = if kind == Kind::F80 {
-            (F80 { m: lo, se: hi }, 0)
+            u.load_f80(self.cw, F80 { m: lo, se: hi })
         } else {
             u.load(self.cw, kind, lo)
         };
         self.merge(hw, 0);
-        self.push(v);
+        self.push(u, v);
     }
 
     fn store(&mut self, u: &dyn Unit, kind: Kind, flags: u32) -> u64 {
@@ -489,7 +514,7 @@ impl Fpu {
             }
         } else if kind == Kind::F80 {
             self.sw &= !C1;
-            let v = self.get(0);
+            let v = u.to_f80(self.get(0));
             if high { u64::from(v.se) } else { v.m }
         } else {
             let (bits, hw) = u.store(self.cw, kind, flags & op::STORE_TRUNCATE != 0, self.get(0));
@@ -509,7 +534,7 @@ impl Fpu {
             self.put(dst, r);
         } else {
             self.underflow();
-            self.put(dst, F80::INDEFINITE);
+            self.put(dst, u.indefinite());
         }
         if pop {
             self.pop();
@@ -519,7 +544,7 @@ impl Fpu {
     fn arith_mem(&mut self, u: &dyn Unit, which: u32, kind: Kind, bits: u64) {
         if !self.valid(0) {
             self.underflow();
-            self.put(0, F80::INDEFINITE);
+            self.put(0, u.indefinite());
             return;
         }
         let (r, hw) = u.arith_memory(self.cw, which, kind, self.get(0), bits);
@@ -569,9 +594,9 @@ impl Fpu {
         match which {
             op::FLD => {
                 let under = !self.valid(i);
-                let v = if under { F80::INDEFINITE } else { self.get(i) };
+                let v = if under { u.indefinite() } else { self.get(i) };
                 // push clears C1, or sets it on overflow, as an underflow with no overflow needs.
-                self.push(v);
+                self.push(u, v);
                 if under {
                     // With an overflow too, the underflow's cleared C1 wins (as this CPU does).
                     self.sw = (self.sw | sw::IE | sw::SF) & !C1;
@@ -583,7 +608,7 @@ impl Fpu {
                     self.get(0)
                 } else {
                     self.underflow();
-                    F80::INDEFINITE
+                    u.indefinite()
                 };
                 self.put(i, v);
                 if which == op::FSTP {
@@ -592,8 +617,8 @@ impl Fpu {
             }
             op::FXCH => {
                 let (a, b) = (self.valid(0), self.valid(i));
-                let va = if a { self.get(0) } else { F80::INDEFINITE };
-                let vb = if b { self.get(i) } else { F80::INDEFINITE };
+                let va = if a { self.get(0) } else { u.indefinite() };
+                let vb = if b { self.get(i) } else { u.indefinite() };
                 if a && b {
                     self.sw &= !C1;
                 } else {
@@ -640,7 +665,7 @@ impl Fpu {
                     self.put(0, r);
                 } else {
                     self.underflow();
-                    self.put(0, F80::INDEFINITE);
+                    self.put(0, u.indefinite());
                 }
             }
             op::FSIN | op::FCOS => {
@@ -653,19 +678,19 @@ impl Fpu {
                 } else {
                     self.underflow();
                     self.sw &= !C2;
-                    self.put(0, F80::INDEFINITE);
+                    self.put(0, u.indefinite());
                 }
             }
             op::FPTAN | op::FSINCOS | op::FXTRACT => {
                 if !self.valid(0) {
                     self.underflow();
-                    self.put(0, F80::INDEFINITE);
-                    self.push(F80::INDEFINITE);
+                    self.put(0, u.indefinite());
+                    self.push(u, u.indefinite());
                     self.sw &= !(C1 | C2);
                 } else if self.valid(7) {
                     self.sw = (self.sw | sw::IE | sw::SF | C1) & !C2;
-                    self.put(0, F80::INDEFINITE);
-                    self.push(F80::INDEFINITE);
+                    self.put(0, u.indefinite());
+                    self.push(u, u.indefinite());
                 } else {
                     let (r, pushed, hw) = u.unary(self.cw, which, self.get(0));
                     let codes = if which == op::FXTRACT { C1 } else { C1 | C2 };
@@ -673,7 +698,7 @@ impl Fpu {
                         self.merge(hw, codes);
                     } else {
                         self.put(0, r);
-                        self.push(pushed);
+                        self.push(u, pushed);
                         self.merge(hw, codes);
                     }
                 }
@@ -685,7 +710,7 @@ impl Fpu {
                     self.put(1, r);
                 } else {
                     self.underflow();
-                    self.put(1, F80::INDEFINITE);
+                    self.put(1, u.indefinite());
                 }
                 self.pop();
             }
@@ -695,7 +720,7 @@ impl Fpu {
                     // A NaN remainder leaves C0 and C3 alone (as this CPU does).
                     let codes = if which == op::FSCALE {
                         C1
-                    } else if is_nan(r) {
+                    } else if u.is_nan(r) {
                         C1 | C2
                     } else {
                         C0 | C1 | C2 | C3
@@ -707,7 +732,7 @@ impl Fpu {
                     if which != op::FSCALE {
                         self.sw &= !C2;
                     }
-                    self.put(0, F80::INDEFINITE);
+                    self.put(0, u.indefinite());
                 }
             }
             op::FTST => {
@@ -716,7 +741,7 @@ impl Fpu {
             }
             op::FXAM => {
                 let v = self.get(0);
-                let sign = if v.se & 0x8000 != 0 { C1 } else { 0 };
+                let sign = if u.sign(v) { C1 } else { 0 };
                 let codes = if self.valid(0) {
                     let (_, _, hw) = u.unary(self.cw, op::FXAM, v);
                     hw & (C0 | C2 | C3)
@@ -750,13 +775,13 @@ impl Fpu {
             }
             _ => {
                 let v = u.constant(self.cw, which);
-                self.push(v);
+                self.push(u, v);
             }
         }
     }
 
     /// An empty operand is a stack underflow whatever the condition (as this CPU does).
-    fn fcmov(&mut self, i: u32, cond: bool) {
+    fn fcmov(&mut self, u: &dyn Unit, i: u32, cond: bool) {
         if self.valid(0) && self.valid(i) {
             if cond {
                 let v = self.get(i);
@@ -764,7 +789,7 @@ impl Fpu {
             }
         } else {
             self.underflow();
-            self.put(0, F80::INDEFINITE);
+            self.put(0, u.indefinite());
         }
     }
 }
@@ -773,21 +798,64 @@ fn is_nan(v: F80) -> bool {
     v.se & 0x7fff == 0x7fff && v.m << 1 != 0
 }
 
-/// Runs an x87 helper for the IR interpreter: `Ok(None)` if `name` is not one of them.
-///
-/// The arithmetic runs on the build host's own x87 unit, which only x86-64 build hosts have;
-/// elsewhere the helpers report that the interpreter does not support them.
+/// The x87 value model a recipe chooses (`guest_options: {"x87": ...}`; docs/x87.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Model {
+    /// 80-bit registers, bit-identical to the real unit under every control word (the default).
+    #[default]
+    F80,
+    /// Registers hold doubles: fast, and exact only at 53-bit precision control.
+    F64,
+}
+
+impl Model {
+    /// The model with this option value, if it is one.
+    pub fn from_name(name: &str) -> Option<Model> {
+        match name {
+            "f80" => Some(Model::F80),
+            "f64" => Some(Model::F64),
+            _ => None,
+        }
+    }
+
+    /// The model the guest options choose (options are checked before anything asks).
+    pub fn from_options(options: &rpt_api::GuestOptions) -> Model {
+        match options.get("x87") {
+            Some(rpt_api::ParamValue::Str(name)) => Model::from_name(name).unwrap_or_default(),
+            _ => Model::F80,
+        }
+    }
+}
+
+/// Runs an x87 helper of the `f80` model for the IR interpreter: `Ok(None)` if `name` is not one.
 pub fn call_helper(name: &str, args: &[Val], m: &mut MachineState) -> Result<Option<Option<Val>>, InterpError> {
+    call_helper_in(Model::F80, name, args, m)
+}
+
+/// Runs an x87 helper of `model` for the IR interpreter: `Ok(None)` if `name` is not one of them.
+///
+/// The arithmetic runs on the build host's own x87 unit (the f64 model's, where it does not
+/// compute in doubles), which only x86-64 build hosts have; elsewhere the helpers report that
+/// the interpreter does not support them.
+pub fn call_helper_in(
+    model: Model,
+    name: &str,
+    args: &[Val],
+    m: &mut MachineState,
+) -> Result<Option<Option<Val>>, InterpError> {
     if !name.starts_with("x87_") {
         return Ok(None);
     }
     #[cfg(target_arch = "x86_64")]
     {
-        run_helper(&HostUnit, name, args, m)
+        match model {
+            Model::F80 => run_helper(&HostUnit, name, args, m),
+            Model::F64 => run_helper(&double::F64Unit { exact: &HostUnit }, name, args, m),
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (args, m);
+        let _ = (model, args, m);
         Err(InterpError::Unsupported(format!(
             "@{name}: x87 arithmetic in the interpreter needs an x86-64 build host"
         )))
@@ -816,7 +884,7 @@ fn run_helper(
         helper::COM_MEM => fpu.com_mem(u, kind(0)?, arg(1), arg(2) != 0),
         helper::OP => fpu.op(u, arg(0) as u32),
         helper::REG => fpu.reg(u, arg(0) as u32, arg(1) as u32, &mut eflags),
-        helper::FCMOV => fpu.fcmov(arg(0) as u32, arg(1) & 1 != 0),
+        helper::FCMOV => fpu.fcmov(u, arg(0) as u32, arg(1) & 1 != 0),
         _ => return Ok(None),
     }
     fpu.summary();
