@@ -21,6 +21,7 @@ pub use host::{
 };
 pub use pass::{
     BatchContext, Codegen, FunctionContext, ParamValue, PassError, PassParams, PassPlugin, ProgramAnalysis,
+    refuse_params,
 };
 
 /// What identifies a plugin build: its name, version and the hash of the sources it was built from.

@@ -43,6 +43,17 @@ pub enum PassError {
     Failed(String),
 }
 
+/// The `check_params` of a pass that takes no parameters: any parameter is a typo, named with the pass.
+pub fn refuse_params(pass: &str, params: &PassParams) -> Result<(), PassError> {
+    match params.keys().next() {
+        Some(name) => Err(PassError::BadParam {
+            name: name.clone(),
+            why: format!("{pass} takes no parameters"),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// What a whole-program analysis leaves for the transforms and for the generation's manifest.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct ProgramAnalysis {

@@ -19,13 +19,7 @@ impl PassPlugin for FlagAbiPass {
     }
 
     fn check_params(&self, params: &PassParams) -> Result<(), PassError> {
-        match params.keys().next() {
-            Some(name) => Err(PassError::BadParam {
-                name: name.clone(),
-                why: "flag-abi takes no parameters".to_string(),
-            }),
-            None => Ok(()),
-        }
+        rpt_api::refuse_params(NAME, params)
     }
 
     fn analyze(&self, program: &Program, _params: &PassParams) -> Result<Option<ProgramAnalysis>, PassError> {

@@ -38,13 +38,7 @@ impl PassPlugin for MemargPass {
     }
 
     fn check_params(&self, params: &PassParams) -> Result<(), PassError> {
-        match params.keys().next() {
-            Some(name) => Err(PassError::BadParam {
-                name: name.clone(),
-                why: "memarg takes no parameters".to_string(),
-            }),
-            None => Ok(()),
-        }
+        rpt_api::refuse_params(NAME, params)
     }
 
     fn codegen(&self, _params: &PassParams) -> Codegen {
