@@ -11,7 +11,7 @@ use rpt_tests::{build_pe, rpt_in, sha256_file, stderr_of};
 
 /// The pass configurations every sample must pass with (as `--passes` lists); the empty one is the
 /// baseline.
-const CONFIGURATIONS: &[&str] = &["", "flag-abi", "memarg", "flag-abi,memarg"];
+const CONFIGURATIONS: &[&str] = &["", "flag-abi", "x87-regions", "memarg", "flag-abi,x87-regions,memarg"];
 
 #[test]
 fn every_sample_prints_the_same_with_each_pass_configuration() {

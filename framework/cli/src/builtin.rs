@@ -14,6 +14,7 @@ pub fn registry() -> Registry {
     registry.add_host(Arc::new(rpt_host_loongarch64::Loongarch64Host));
     registry.add_pass(Arc::new(rpt_pass_flag_abi::FlagAbiPass));
     registry.add_pass(Arc::new(rpt_pass_memarg::MemargPass));
+    registry.add_pass(Arc::new(rpt_pass_x87_regions::X87RegionsPass));
     registry.add_pass(Arc::new(rpt_pass_example::FoldConstants));
     registry
 }

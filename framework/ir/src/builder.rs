@@ -83,6 +83,13 @@ impl<'a> FunctionBuilder<'a> {
         v
     }
 
+    /// Appends an instruction as it is, with a new result value of type `result` if it has one:
+    /// for passes that copy instructions from elsewhere (their operands must already be this
+    /// function's values).
+    pub fn push_inst(&mut self, kind: InstKind, result: Option<Type>) -> Option<Value> {
+        self.push(result, kind)
+    }
+
     /// Ends the current block.
     pub fn terminate(&mut self, term: Terminator) {
         let block = self.current;

@@ -903,6 +903,115 @@ void rpt_helper_x87_fcmov(struct cpu *restrict c, uint32_t i, uint32_t cond)
 	x87_summary(c);
 }
 
+/* ---------------------------------------------------------------- the value forms
+ *
+ * What one instruction does to operand values and to the status word when no stack fault can
+ * happen, for lifted code that keeps st(i) in its own variables (the x87-regions pass): the same
+ * unit calls and status-word updates as the stack forms above, without TOP, tags or registers.
+ * A result's significand is returned and its sign-and-exponent word left in fpu_result_e. */
+
+static uint64_t x87_result(struct cpu *c, struct rpt_f80 v)
+{
+	c->fpu_result_e = v.se;
+	return v.m;
+}
+
+static struct rpt_f80 x87_value(uint64_t m, uint32_t e)
+{
+	struct rpt_f80 v = { m, (uint16_t)e };
+	return v;
+}
+
+uint64_t rpt_helper_x87_vload(struct cpu *restrict c, uint32_t kind, uint64_t lo, uint32_t hi)
+{
+	struct rpt_f80 v;
+	uint16_t hw = kind == X87_KIND_F80 ? unit_load_f80(c->fpu_cw, x87_value(lo, hi), &v)
+					   : unit_load(c->fpu_cw, kind, lo, &v);
+	x87_merge(c, hw, 0);
+	c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
+	x87_summary(c);
+	return x87_result(c, v);
+}
+
+uint64_t rpt_helper_x87_vstore(struct cpu *restrict c, uint32_t kind, uint32_t flags, uint64_t am, uint32_t ae)
+{
+	uint64_t out;
+	if (kind == X87_KIND_F80) {
+		struct rpt_f80 v = unit_to_f80(x87_value(am, ae));
+		c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
+		out = (flags & X87_STORE_HIGH) ? v.se : v.m;
+	} else {
+		uint16_t hw = unit_store(c->fpu_cw, kind, (flags & X87_STORE_TRUNCATE) != 0, x87_value(am, ae), &out);
+		out &= x87_kind_mask(kind);
+		x87_merge(c, hw, SW_C1);
+	}
+	x87_summary(c);
+	return out;
+}
+
+uint64_t rpt_helper_x87_varith(struct cpu *restrict c, uint32_t op, uint64_t am, uint32_t ae, uint64_t bm, uint32_t be)
+{
+	struct rpt_f80 r;
+	uint16_t hw = unit_arith(c->fpu_cw, op, x87_value(am, ae), x87_value(bm, be), &r);
+	x87_merge(c, hw, SW_C1);
+	x87_summary(c);
+	return x87_result(c, r);
+}
+
+uint64_t rpt_helper_x87_varith_mem(struct cpu *restrict c, uint32_t op, uint32_t kind, uint64_t am, uint32_t ae,
+				   uint64_t bits)
+{
+	struct rpt_f80 r;
+	uint16_t hw = unit_arith_memory(c->fpu_cw, op, kind, x87_value(am, ae), bits, &r);
+	x87_merge(c, hw, SW_C1);
+	x87_summary(c);
+	return x87_result(c, r);
+}
+
+uint32_t rpt_helper_x87_vcom(struct cpu *restrict c, uint32_t which, uint64_t am, uint32_t ae, uint64_t bm, uint32_t be)
+{
+	unsigned k = which - X87_FCOM;
+	int unordered = (k & 2u) != 0, to_eflags = (k & 4u) != 0;
+	uint16_t c1 = c->fpu_sw & SW_C1;
+	uint16_t hw = unit_compare(c->fpu_cw, unordered, x87_value(am, ae), x87_value(bm, be));
+	uint16_t codes = hw & (SW_C0 | SW_C2 | SW_C3);
+	x87_merge(c, hw, 0);
+	/* fcomi leaves C1 alone (see x87_reg); fcom clears it and sets the condition codes. */
+	c->fpu_sw = (uint16_t)((c->fpu_sw & ~SW_C1) | (to_eflags ? c1 : 0u));
+	if (!to_eflags)
+		x87_set_codes(c, codes);
+	x87_summary(c);
+	return codes;
+}
+
+uint32_t rpt_helper_x87_vcom_mem(struct cpu *restrict c, uint32_t kind, uint64_t am, uint32_t ae, uint64_t bits)
+{
+	uint16_t hw = unit_compare_memory(c->fpu_cw, kind, x87_value(am, ae), bits);
+	uint16_t codes = hw & (SW_C0 | SW_C2 | SW_C3);
+	x87_merge(c, hw, 0);
+	c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
+	x87_set_codes(c, codes);
+	x87_summary(c);
+	return codes;
+}
+
+uint64_t rpt_helper_x87_vunary(struct cpu *restrict c, uint32_t op, uint64_t am, uint32_t ae)
+{
+	struct rpt_f80 r, pushed;
+	uint16_t hw = unit_unary(c->fpu_cw, op, x87_value(am, ae), &r, &pushed);
+	x87_merge(c, hw, SW_C1);
+	x87_summary(c);
+	return x87_result(c, r);
+}
+
+uint64_t rpt_helper_x87_vconst(struct cpu *restrict c, uint32_t op)
+{
+	struct rpt_f80 v = unit_constant(c->fpu_cw, op);
+	c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
+	x87_summary(c);
+	return x87_result(c, v);
+}
+
 /* ---------------------------------------------------------------- hooks for platforms */
 
 void rpt_x86_set_st0_f64(struct cpu *c, double v);

@@ -132,15 +132,20 @@ pub const FPU_TAGS: SlotId = SlotId(X87_BASE + 3);
 pub const ST_M: SlotId = SlotId(X87_BASE + 4);
 /// Sign and exponent (bits 64-79 of the 80-bit format) of the eight physical registers.
 pub const ST_E: SlotId = SlotId(X87_BASE + 5);
+/// Not part of the guest's unit: the sign-and-exponent half of the last value-form x87 helper's
+/// result (`x87_v*`, which the x87-regions pass calls), whose significand is the return value.
+/// A helper returns one value, and an 80-bit register does not fit in one.
+pub const FPU_RESULT_E: SlotId = SlotId(X87_BASE + 6);
 
 /// The x87 slots in declaration order: name, type, role and, for arrays, the length.
-const X87_SLOTS: [(&str, Type, SlotRole, Option<u32>); 6] = [
+const X87_SLOTS: [(&str, Type, SlotRole, Option<u32>); 7] = [
     ("fpu_cw", Type::I16, SlotRole::Special, None),
     ("fpu_sw", Type::I16, SlotRole::Special, None),
     ("fpu_top", Type::I8, SlotRole::Special, None),
     ("fpu_tags", Type::I8, SlotRole::Special, None),
     ("st_m", Type::I64, SlotRole::Fpr, Some(8)),
     ("st_e", Type::I16, SlotRole::Fpr, Some(8)),
+    ("fpu_result_e", Type::I16, SlotRole::Special, None),
 ];
 
 /// The eight general-purpose registers in encoding order (eax, ecx, edx, ebx, esp, ebp, esi, edi).
@@ -206,6 +211,7 @@ mod tests {
             (FPU_TAGS, "fpu_tags"),
             (ST_M, "st_m"),
             (ST_E, "st_e"),
+            (FPU_RESULT_E, "fpu_result_e"),
         ];
         for (id, name) in named {
             assert_eq!(desc.find(name), Some(id), "{name}");

@@ -398,6 +398,31 @@ struct Case {
     undefined: u16,
     code: Vec<u8>,
     setup: Setup,
+    /// Whether the lifted code goes through the x87-regions pass before it runs.
+    regions: bool,
+}
+
+/// The lifted function of a case, after the x87-regions pass when the case asks for it.
+fn lift_case(case: &Case, image: &GuestImage, entry: GuestAddr) -> rpt_api::LiftResult {
+    let mut lifted = common::lift_verified(image, entry, &BTreeSet::from([entry]));
+    if case.regions {
+        let plugin = X86Pe;
+        let state = plugin.state(&Default::default());
+        let helpers: BTreeMap<String, rpt_ir::HelperDecl> = plugin
+            .helpers(&Default::default())
+            .into_iter()
+            .map(|h| (h.name.clone(), h))
+            .collect();
+        rpt_pass_x87_regions::run_on_function(&mut lifted.function, &state, &helpers)
+            .expect("the x86 guest has the x87 slots and helpers");
+        let mut program = Program::new(state);
+        program.helpers = helpers;
+        program.functions.insert(entry, lifted.function.clone());
+        if let Err(e) = rpt_ir::verify::verify_program(&program) {
+            panic!("{}: the x87-regions pass's output does not verify: {e}", case.name);
+        }
+    }
+    lifted
 }
 
 fn make_cases(per_form: usize) -> Vec<Case> {
@@ -431,6 +456,7 @@ fn make_cases(per_form: usize) -> Vec<Case> {
                 undefined: t.undefined,
                 code,
                 setup,
+                regions: false,
             });
         }
     }
@@ -616,7 +642,7 @@ fn run_lifted(case: &Case, stack: u32, model: Model) -> Result<Outcome32, String
     bytes.push(0xf4); // hlt: the lifted function ends where the native run jumps to its epilogue
     let image = common::code_image(CODE_ADDR, &bytes);
     let entry = GuestAddr(CODE_ADDR);
-    let lifted = common::lift_verified(&image, entry, &BTreeSet::from([entry]));
+    let lifted = lift_case(case, &image, entry);
     if let Some(d) = lifted.diagnostics.iter().find(|d| d.severity == Severity::Error) {
         return Err(format!("not lifted: {} at {}", d.message, d.addr));
     }
@@ -814,11 +840,19 @@ enum CUnit {
 /// Lifts every case (ending in `hlt`) at its own address, compiles them all with the runtime and
 /// the driver, runs the cases from the native runs' starting esp and returns the outcomes.
 fn run_compiled(cases: &[Case], stacks: &[u32], unit: CUnit) -> Vec<Outcome32> {
-    let dir = common::scratch(match unit {
-        CUnit::Host => "oracle-x87-c",
-        CUnit::Soft => "oracle-x87-soft",
-        CUnit::F64 => "oracle-x87-f64",
-    });
+    let regions = if cases.first().is_some_and(|c| c.regions) {
+        "-regions"
+    } else {
+        ""
+    };
+    let dir = common::scratch(&format!(
+        "{}{regions}",
+        match unit {
+            CUnit::Host => "oracle-x87-c",
+            CUnit::Soft => "oracle-x87-soft",
+            CUnit::F64 => "oracle-x87-f64",
+        }
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("runtime")).expect("mkdir");
     std::fs::create_dir_all(dir.join("guest")).expect("mkdir");
@@ -846,7 +880,7 @@ fn run_compiled(cases: &[Case], stacks: &[u32], unit: CUnit) -> Vec<Outcome32> {
         bytes.push(0xf4); // hlt
         let entry = GuestAddr(case_addr(i));
         let image = common::code_image(entry.0, &bytes);
-        let lifted = common::lift_verified(&image, entry, &BTreeSet::from([entry]));
+        let lifted = lift_case(case, &image, entry);
         let e = rpt_emit_c::emit_function(&lifted.function, &ctx).unwrap_or_else(|e| panic!("{}: {e}", case.name));
         all.insert(entry);
         emitted.push(e);
@@ -1078,6 +1112,126 @@ fn x87_forms_agree_with_this_cpu() {
         failures.len(),
         cases.len(),
         failures.iter().take(12).cloned().collect::<Vec<_>>().join("\n")
+    );
+}
+
+/// The forms the x87-regions pass keeps in its regions (the sequence cases draw from these), by
+/// name prefix.
+const REGION_FORMS: [&str; 28] = [
+    "fld ", "fild", "fst ", "fstp m32", "fstp m64", "fstp st", "fist", "fisttp", "fadd", "fmul", "fsub", "fdiv",
+    "fiadd", "fimul", "fisub", "fidiv", "fcom", "fucom", "ficom", "fxch", "fchs", "fabs", "fsqrt", "frndint", "fld1",
+    "fldz", "fldpi", "fldl",
+];
+
+/// Cases of two to six instructions drawn from [`REGION_FORMS`], lifted through the x87-regions
+/// pass: runs the pass turns into one region, with stacks that make its guard pass or fail.
+fn make_sequence_cases(count: usize) -> Vec<Case> {
+    let forms: Vec<Template> = templates()
+        .into_iter()
+        .filter(|t| REGION_FORMS.iter().any(|p| t.name.starts_with(p)) && t.name != "fld m80")
+        .collect();
+    let mut rng = Rng(0x0005_e97e_9ce5_0f87);
+    let mut cases = Vec::new();
+    for _ in 0..count {
+        let mut window = [0u8; WINDOW];
+        for b in &mut window {
+            *b = rng.next() as u8;
+        }
+        let mut regs = [0u32; 8];
+        for r in &mut regs {
+            *r = rng.next() as u32;
+        }
+        let mut setup = Setup {
+            regs,
+            eflags: (rng.next() as u32 & ARITH) | 2,
+            window,
+            fpu: random_fpu(&mut rng),
+        };
+        let mut asm = CodeAssembler::new(32).expect("32-bit assembler");
+        let length = 2 + rng.below(5) as usize;
+        let mut undefined = 0;
+        for _ in 0..length {
+            let t = &forms[rng.below(forms.len() as u64) as usize];
+            let mut g = Gen {
+                rng: &mut rng,
+                setup: &mut setup,
+            };
+            (t.build)(&mut asm, &mut g).unwrap_or_else(|e| panic!("{}: {e}", t.name));
+            // What the last instruction leaves undefined is what the sequence does.
+            undefined = t.undefined;
+        }
+        let code = asm.assemble(CODE_ADDR).expect("a sequence assembles");
+        cases.push(Case {
+            name: "sequence",
+            undefined,
+            code,
+            setup,
+            regions: true,
+        });
+    }
+    cases
+}
+
+#[test]
+fn x87_regions_agree_with_this_cpu() {
+    let count = std::env::var("RPT_X87_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .map_or(1500, |n| n * 50);
+    let cases = make_sequence_cases(count);
+    let native = run_native(&cases);
+    let stacks: Vec<u32> = native.iter().map(|(s, _)| *s).collect();
+    let compiled = run_compiled(&cases, &stacks, CUnit::Host);
+    let soft = run_compiled(&cases, &stacks, CUnit::Soft);
+    let mut regions = 0;
+    let mut failures = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let (stack, want) = &native[i];
+        let mut image_bytes = case.code.clone();
+        image_bytes.push(0xf4);
+        let image = common::code_image(CODE_ADDR, &image_bytes);
+        let lifted = lift_case(case, &image, GuestAddr(CODE_ADDR));
+        let value_forms = lifted
+            .function
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .any(|i| matches!(&i.kind, rpt_ir::InstKind::CallHelper { helper, .. } if helper.starts_with("x87_v")));
+        regions += usize::from(value_forms);
+        let mut d = match run_lifted(case, *stack, Model::F80) {
+            Ok(got) => differences(case, want, &got),
+            Err(e) => vec![e],
+        };
+        d.extend(
+            differences(case, want, &compiled[i])
+                .into_iter()
+                .map(|x| format!("compiled C: {x}")),
+        );
+        d.extend(
+            differences(case, want, &soft[i])
+                .into_iter()
+                .map(|x| format!("soft unit: {x}")),
+        );
+        if !d.is_empty() {
+            failures.push(format!(
+                "sequence {i} ({})\n  in: {}\n  {}",
+                hex(&case.code),
+                show_fpu(&case.setup.fpu),
+                d.join("\n  ")
+            ));
+        }
+    }
+    println!(
+        "x87 regions oracle: {} sequences of 2-6 instructions, {regions} of them rewritten into regions",
+        cases.len()
+    );
+    assert!(regions * 2 > cases.len(), "too few sequences became regions: {regions}");
+    assert!(
+        failures.is_empty(),
+        "{} of {} sequences differ from this CPU with x87-regions; the first ones:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.iter().take(8).cloned().collect::<Vec<_>>().join("\n")
     );
 }
 

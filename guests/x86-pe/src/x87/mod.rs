@@ -28,7 +28,7 @@ mod host;
 use rpt_ir::interp::{InterpError, MachineState, Val};
 use rpt_ir::{Effects, HelperDecl, StateDesc, Type};
 
-use crate::state::{CF, FPU_CW, FPU_SW, FPU_TAGS, FPU_TOP, OF, PF, SF, ST_E, ST_M, ZF};
+use crate::state::{CF, FPU_CW, FPU_RESULT_E, FPU_SW, FPU_TAGS, FPU_TOP, OF, PF, SF, ST_E, ST_M, ZF};
 
 /// An 80-bit extended value: the explicit-integer-bit significand and the sign-and-exponent word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -249,6 +249,31 @@ pub mod helper {
     pub const REG: &str = "x87_reg";
     /// `x87_fcmov(i, cond)`: st(0) = st(i) when cond is 1.
     pub const FCMOV: &str = "x87_fcmov";
+
+    // The value forms: what one instruction does to its operand values and to the status word
+    // when no stack fault can happen, for code that keeps st(i) in its own values (the
+    // x87-regions pass). Registers travel as a significand (`m`, i64) and a sign-and-exponent
+    // word (`e`, i32); a result's significand is returned and its `e` left in `fpu_result_e`.
+    // None of them touches TOP, the tags or the registers.
+
+    /// `x87_vload(kind, lo, hi) -> m`: the value `fld`/`fild` of a memory operand pushes.
+    pub const VLOAD: &str = "x87_vload";
+    /// `x87_vstore(kind, flags, am, ae) -> bits`: `fst`/`fist`/`fisttp` of a value (no pop).
+    pub const VSTORE: &str = "x87_vstore";
+    /// `x87_varith(op, am, ae, bm, be) -> m`: `a op b`, as `x87_arith` with a = st(dst), b = st(src).
+    pub const VARITH: &str = "x87_varith";
+    /// `x87_varith_mem(op, kind, am, ae, bits) -> m`: `a op memory`.
+    pub const VARITH_MEM: &str = "x87_varith_mem";
+    /// `x87_vcom(which, am, ae, bm, be) -> codes`: a register compare (`which` as `x87_reg`'s,
+    /// its pop bit ignored); returns C0, C2, C3, and sets them in the status word unless it is an
+    /// fcomi form, whose EFLAGS the caller sets from them.
+    pub const VCOM: &str = "x87_vcom";
+    /// `x87_vcom_mem(kind, am, ae, bits) -> codes`: fcom/ficom with a memory operand (no pop).
+    pub const VCOM_MEM: &str = "x87_vcom_mem";
+    /// `x87_vunary(op, am, ae) -> m`: fchs, fabs, fsqrt, frndint.
+    pub const VUNARY: &str = "x87_vunary";
+    /// `x87_vconst(op) -> m`: the constant fld1, fldz, fldpi, ... push.
+    pub const VCONST: &str = "x87_vconst";
 }
 
 /// The helpers x87 code calls, with their signatures.
@@ -274,6 +299,14 @@ pub fn helpers() -> Vec<HelperDecl> {
         decl(helper::OP, &[I32], None),
         decl(helper::REG, &[I32, I32], None),
         decl(helper::FCMOV, &[I32, I32], None),
+        decl(helper::VLOAD, &[I32, I64, I32], Some(I64)),
+        decl(helper::VSTORE, &[I32, I32, I64, I32], Some(I64)),
+        decl(helper::VARITH, &[I32, I64, I32, I64, I32], Some(I64)),
+        decl(helper::VARITH_MEM, &[I32, I32, I64, I32, I64], Some(I64)),
+        decl(helper::VCOM, &[I32, I64, I32, I64, I32], Some(I32)),
+        decl(helper::VCOM_MEM, &[I32, I64, I32, I64], Some(I32)),
+        decl(helper::VUNARY, &[I32, I64, I32], Some(I64)),
+        decl(helper::VCONST, &[I32], Some(I64)),
     ]
 }
 
@@ -874,6 +907,15 @@ fn run_helper(
     let bad = |what: &str| InterpError::Unsupported(format!("@{name} with {what}"));
     let kind = |i: usize| Kind::from_arg(arg(i)).ok_or_else(|| bad("an unknown operand kind"));
     let mut fpu = Fpu::from_machine(&desc, m);
+    if let Some(answer) = value_form(u, name, args, &mut fpu)? {
+        let (result, e) = answer;
+        fpu.summary();
+        m.state.set(&desc, FPU_SW, Val::Int(u64::from(fpu.sw & !sw::TOP)));
+        if let Some(e) = e {
+            m.state.set(&desc, FPU_RESULT_E, Val::Int(u64::from(e)));
+        }
+        return Ok(Some(Some(Val::Int(result))));
+    }
     let mut eflags = None;
     let mut result = None;
     match name {
@@ -896,6 +938,87 @@ fn run_helper(
         m.state.set(&desc, crate::state::AF, Val::Int(0));
     }
     Ok(Some(result))
+}
+
+/// A value-form helper's result and the `fpu_result_e` it leaves, if any.
+type ValueAnswer = (u64, Option<u16>);
+
+/// Runs a value-form helper (`x87_v*`) as the stack form would run it on registers that are not
+/// empty: on a scratch unit holding the operands in st(0) and st(1), with the machine's control
+/// and status words, so both forms share one definition. `Ok(None)` if `name` is not one.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn value_form(u: &dyn Unit, name: &str, args: &[Val], fpu: &mut Fpu) -> Result<Option<ValueAnswer>, InterpError> {
+    let arg = |i: usize| args.get(i).map_or(0, |v| v.int());
+    let reg = |i: usize| F80 {
+        m: arg(i),
+        se: arg(i + 1) as u16,
+    };
+    let kind = |i: usize| {
+        Kind::from_arg(arg(i)).ok_or_else(|| InterpError::Unsupported(format!("@{name} with an unknown operand kind")))
+    };
+    let mut scratch = Fpu {
+        top: 0,
+        tags: 0,
+        ..*fpu
+    };
+    // Operands in st(0) and st(1); a push lands in physical register 7.
+    let hold = |scratch: &mut Fpu, values: &[F80]| {
+        for (i, v) in values.iter().enumerate() {
+            scratch.put(i as u32, *v);
+        }
+    };
+    let value = |scratch: &Fpu, p: usize| {
+        let v = scratch.regs[p];
+        (v.m, Some(v.se))
+    };
+    let answer = match name {
+        helper::VLOAD => {
+            scratch.load(u, kind(0)?, arg(1), arg(2) as u16);
+            value(&scratch, 7)
+        }
+        helper::VSTORE => {
+            hold(&mut scratch, &[reg(2)]);
+            let bits = scratch.store(u, kind(0)?, arg(1) as u32 & !op::STORE_POP);
+            (bits, None)
+        }
+        helper::VARITH => {
+            hold(&mut scratch, &[reg(1), reg(3)]);
+            scratch.arith(u, arg(0) as u32, 0, 1, false);
+            value(&scratch, 0)
+        }
+        helper::VARITH_MEM => {
+            hold(&mut scratch, &[reg(2)]);
+            scratch.arith_mem(u, arg(0) as u32, kind(1)?, arg(4));
+            value(&scratch, 0)
+        }
+        helper::VCOM => {
+            hold(&mut scratch, &[reg(1), reg(3)]);
+            let mut eflags = None;
+            scratch.reg(u, (arg(0) as u32) & !1, 1, &mut eflags);
+            let codes = match eflags {
+                Some((zf, pf, cf)) => (if zf { C3 } else { 0 }) | (if pf { C2 } else { 0 }) | (if cf { C0 } else { 0 }),
+                None => scratch.sw & (C0 | C2 | C3),
+            };
+            (u64::from(codes), None)
+        }
+        helper::VCOM_MEM => {
+            hold(&mut scratch, &[reg(1)]);
+            scratch.com_mem(u, kind(0)?, arg(3), false);
+            (u64::from(scratch.sw & (C0 | C2 | C3)), None)
+        }
+        helper::VUNARY => {
+            hold(&mut scratch, &[reg(1)]);
+            scratch.op(u, arg(0) as u32);
+            value(&scratch, 0)
+        }
+        helper::VCONST => {
+            scratch.op(u, arg(0) as u32);
+            value(&scratch, 7)
+        }
+        _ => return Ok(None),
+    };
+    fpu.sw = scratch.sw;
+    Ok(Some(answer))
 }
 
 #[cfg(test)]

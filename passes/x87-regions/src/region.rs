@@ -1,0 +1,666 @@
+//! Finding regions and rewriting them.
+//!
+//! A region is a run of recognised x87 instructions within one block, possibly with other
+//! instructions between them that do not touch the x87 unit (address arithmetic, guest memory
+//! loads and stores, integer work). It ends at the block's end, at any other x87 helper, at any
+//! access to an x87 slot (`fnstsw`, `fldcw`), at any helper that may read or write guest state,
+//! and before an instruction that would fault on the stack the region has built (a pop below
+//! what it pushed, a push onto a register it filled).
+//!
+//! The block is split around the region:
+//!
+//! ```text
+//! before:  B: pre; region; post; term
+//! after:   B: pre; guard(tags, TOP) -> F or S
+//!          F: the region on values, then write back   -> J(escaping values)
+//!          S: the region as it was                    -> J(escaping values)
+//!          J(params): post; term
+//! ```
+//!
+//! Values the region defines and code after it uses reach that code through J's parameters.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rpt_ir::{
+    BinaryOp, Block, BlockCall, Function, FunctionBuilder, Inst, InstKind, IntCC, StateDesc, Terminator, Type, Value,
+};
+
+use crate::abi::{Op, Unit, helper, sw};
+
+/// Fewer x87 instructions than this stay as they are: the guard and write-back would cost
+/// about what they save.
+const MIN_OPS: usize = 2;
+
+/// Rewrites every region of `func`; returns how many there were.
+pub fn run(func: &mut Function, state: &StateDesc, unit: &Unit) -> usize {
+    let constants = constants(func);
+    let constant = |v: Value| constants.get(&v).copied();
+    let mut count = 0;
+    let mut work: Vec<(Block, usize)> = (0..func.blocks.len()).map(|b| (Block(b as u32), 0)).collect();
+    work.reverse();
+    while let Some((block, from)) = work.pop() {
+        let insts = &func.block(block).insts;
+        let Some(plan) = scan(insts, from, unit, &constant) else {
+            continue;
+        };
+        let join = rewrite(func, state, unit, block, &plan);
+        count += 1;
+        // The join block holds what followed the region: it may hold further regions.
+        work.push((join, 0));
+    }
+    count
+}
+
+/// The value of every `iconst` in the function.
+fn constants(func: &Function) -> BTreeMap<Value, u64> {
+    func.blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter_map(|i| match (i.result, &i.kind) {
+            (Some(v), InstKind::Iconst { imm, .. }) => Some((v, *imm)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A region found in a block.
+#[derive(Debug)]
+struct Plan {
+    /// The index of its first x87 instruction.
+    start: usize,
+    /// One past its last x87 instruction.
+    end: usize,
+    /// Its x87 instructions by index.
+    ops: BTreeMap<usize, Op>,
+    /// Registers (relative to TOP at the start) that must hold values for the region to run on
+    /// values, and registers that must be empty.
+    need_full: u8,
+    need_empty: u8,
+}
+
+/// What the scan knows of a register, relative to TOP at the region's start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Known {
+    /// As the region found it: not read or written yet.
+    Entry,
+    Empty,
+    Full,
+}
+
+/// The stack as the scan simulates it.
+#[derive(Clone, Debug)]
+struct Shape {
+    /// TOP minus TOP at the start.
+    offset: i32,
+    regs: [Known; 8],
+    need_full: u8,
+    need_empty: u8,
+}
+
+impl Shape {
+    fn rel(&self, i: u32) -> usize {
+        (self.offset + i as i32).rem_euclid(8) as usize
+    }
+
+    fn read(&mut self, i: u32) -> bool {
+        let r = self.rel(i);
+        match self.regs[r] {
+            Known::Entry => {
+                self.need_full |= 1 << r;
+                self.regs[r] = Known::Full;
+                true
+            }
+            Known::Full => true,
+            Known::Empty => false,
+        }
+    }
+
+    fn write(&mut self, i: u32) {
+        let r = self.rel(i);
+        self.regs[r] = Known::Full;
+    }
+
+    fn push(&mut self) -> bool {
+        self.offset -= 1;
+        let r = self.rel(0);
+        match self.regs[r] {
+            Known::Entry => {
+                self.need_empty |= 1 << r;
+                self.regs[r] = Known::Full;
+                true
+            }
+            Known::Empty => {
+                self.regs[r] = Known::Full;
+                true
+            }
+            Known::Full => false,
+        }
+    }
+
+    fn pop(&mut self) {
+        let r = self.rel(0);
+        self.regs[r] = Known::Empty;
+        self.offset += 1;
+    }
+
+    /// Applies an instruction; false if it would fault (the shape is then meaningless).
+    fn apply(&mut self, op: &Op) -> bool {
+        match *op {
+            Op::Load { .. } | Op::Const { .. } => self.push(),
+            Op::LoadReg { i } => self.read(i) && self.push(),
+            Op::Store { pop, .. } => {
+                let ok = self.read(0);
+                if pop {
+                    self.pop();
+                }
+                ok
+            }
+            Op::StoreReg { i, pop } => {
+                let ok = self.read(0);
+                self.write(i);
+                if pop {
+                    self.pop();
+                }
+                ok
+            }
+            Op::Xch { i } => self.read(0) && self.read(i),
+            Op::Arith { dst, src, pop, .. } => {
+                let ok = self.read(dst) && self.read(src);
+                if pop {
+                    self.pop();
+                }
+                ok
+            }
+            Op::ArithMem { .. } | Op::Unary { .. } => self.read(0),
+            Op::Com { i, pops, .. } => {
+                let ok = self.read(0) && self.read(i);
+                for _ in 0..pops {
+                    self.pop();
+                }
+                ok
+            }
+            Op::ComMem { pop, .. } => {
+                let ok = self.read(0);
+                if pop {
+                    self.pop();
+                }
+                ok
+            }
+        }
+    }
+}
+
+/// Whether an instruction that is not a recognised x87 instruction must end a region.
+fn ends_region(inst: &Inst, unit: &Unit) -> bool {
+    match &inst.kind {
+        InstKind::GetSlot { slot }
+        | InstKind::SetSlot { slot, .. }
+        | InstKind::GetIndexed { slot, .. }
+        | InstKind::SetIndexed { slot, .. } => unit.owns(*slot),
+        // Every helper may touch the unit as far as the pass can tell: the x87 ones do, and the
+        // rest declare state effects only as a whole.
+        InstKind::CallHelper { .. } => true,
+        _ => false,
+    }
+}
+
+/// The first region at or after instruction `from`, if there is one worth rewriting.
+fn scan(insts: &[Inst], from: usize, unit: &Unit, constant: &dyn Fn(Value) -> Option<u64>) -> Option<Plan> {
+    let mut at = from;
+    while at < insts.len() {
+        let mut shape = Shape {
+            offset: 0,
+            regs: [Known::Entry; 8],
+            need_full: 0,
+            need_empty: 0,
+        };
+        let mut ops = BTreeMap::new();
+        let mut end = at;
+        let mut i = at;
+        // Whether the instruction at `i` ended the run by faulting on the simulated stack: it
+        // may still start the next region, on a stack the next guard tests afresh.
+        let mut faulted = false;
+        while let Some(inst) = insts.get(i) {
+            if let Some(op) = Op::recognize(inst, constant) {
+                let mut next = shape.clone();
+                if !next.apply(&op) {
+                    faulted = true;
+                    break;
+                }
+                shape = next;
+                ops.insert(i, op);
+                end = i + 1;
+            } else if ends_region(inst, unit) {
+                break;
+            }
+            i += 1;
+        }
+        if ops.len() >= MIN_OPS {
+            let start = *ops.keys().next()?;
+            return Some(Plan {
+                start,
+                end,
+                ops,
+                need_full: shape.need_full,
+                need_empty: shape.need_empty,
+            });
+        }
+        // Too short: look again from the instruction that ended it.
+        at = if faulted && !ops.is_empty() { i } else { i + 1 };
+    }
+    None
+}
+
+/// A register as the rewritten region holds it.
+#[derive(Clone, Copy, Debug)]
+enum Held {
+    /// Not touched yet.
+    Entry,
+    /// Popped without the region having its value (its contents in the state stay).
+    Empty,
+    /// A value the region has, full or popped: a popped register keeps its contents, which
+    /// `fnsave` shows, so a changed one is written back even though its tag says empty.
+    Value {
+        /// The significand (i64).
+        m: Value,
+        /// Sign and exponent (i32, as the helpers take it).
+        e: Value,
+        /// Whether the state's copy is out of date.
+        dirty: bool,
+        /// Whether the register is full (not popped).
+        full: bool,
+    },
+}
+
+/// Builds the fast path: the region's instructions on values.
+struct Fast<'a, 'f> {
+    b: FunctionBuilder<'f>,
+    unit: &'a Unit,
+    /// TOP at the start, as an i32.
+    top: Value,
+    offset: i32,
+    regs: [Held; 8],
+    /// Original values and what stands for them on this path.
+    map: BTreeMap<Value, Value>,
+    moved: bool,
+}
+
+impl Fast<'_, '_> {
+    fn rel(&self, i: u32) -> usize {
+        (self.offset + i as i32).rem_euclid(8) as usize
+    }
+
+    fn mapped(&self, v: Value) -> Value {
+        self.map.get(&v).copied().unwrap_or(v)
+    }
+
+    fn c32(&mut self, n: u32) -> Value {
+        self.b.iconst(Type::I32, u64::from(n))
+    }
+
+    /// st(i) as values, loaded from the state the first time.
+    fn read(&mut self, i: u32) -> (Value, Value) {
+        let r = self.rel(i);
+        match self.regs[r] {
+            Held::Value { m, e, full: true, .. } => (m, e),
+            // The scan proved every read register full, so `Empty` does not occur here; reading
+            // the state is what the original code would see in any case.
+            Held::Entry | Held::Empty | Held::Value { full: false, .. } => {
+                let index = self.b.binary_imm(BinaryOp::Add, self.top, r as u64);
+                let m = self.b.get_indexed(self.unit.st_m, index);
+                let e16 = self.b.get_indexed(self.unit.st_e, index);
+                let e = self.b.resize(e16, Type::I32);
+                self.regs[r] = Held::Value {
+                    m,
+                    e,
+                    dirty: false,
+                    full: true,
+                };
+                (m, e)
+            }
+        }
+    }
+
+    fn write(&mut self, i: u32, (m, e): (Value, Value)) {
+        let r = self.rel(i);
+        self.regs[r] = Held::Value {
+            m,
+            e,
+            dirty: true,
+            full: true,
+        };
+    }
+
+    fn push(&mut self, v: (Value, Value)) {
+        self.offset -= 1;
+        self.write(0, v);
+    }
+
+    fn pop(&mut self) {
+        let r = self.rel(0);
+        self.regs[r] = match self.regs[r] {
+            Held::Value { m, e, dirty, .. } => Held::Value {
+                m,
+                e,
+                dirty,
+                full: false,
+            },
+            Held::Entry | Held::Empty => Held::Empty,
+        };
+        self.offset += 1;
+    }
+
+    /// A register move clears C1 (and no helper runs to do it).
+    fn clear_c1(&mut self) {
+        let word = self.b.get(self.unit.sw);
+        let cleared = self.b.binary_imm(BinaryOp::And, word, !sw::C1);
+        self.b.set(self.unit.sw, cleared);
+        self.moved = true;
+    }
+
+    /// Calls a value form that returns a register value.
+    fn value_call(&mut self, name: &str, args: Vec<Value>) -> (Value, Value) {
+        let m = self.call(name, args, Type::I64);
+        let e16 = self.b.get(self.unit.result_e);
+        let e = self.b.resize(e16, Type::I32);
+        (m, e)
+    }
+
+    fn call(&mut self, name: &str, args: Vec<Value>, ty: Type) -> Value {
+        match self.b.call_helper(name, args, Some(ty)) {
+            Some(v) => v,
+            // call_helper gives a value whenever a result type is asked for.
+            None => self.b.iconst(ty, 0),
+        }
+    }
+
+    fn op(&mut self, op: &Op) {
+        match *op {
+            Op::Load { kind, lo, hi } => {
+                let k = self.c32(kind);
+                let (lo, hi) = (self.mapped(lo), self.mapped(hi));
+                let v = self.value_call(helper::VLOAD, vec![k, lo, hi]);
+                self.push(v);
+            }
+            Op::Const { op } => {
+                let o = self.c32(op);
+                let v = self.value_call(helper::VCONST, vec![o]);
+                self.push(v);
+            }
+            Op::LoadReg { i } => {
+                let v = self.read(i);
+                self.push(v);
+                self.clear_c1();
+            }
+            Op::Store {
+                kind,
+                flags,
+                pop,
+                result,
+            } => {
+                let (m, e) = self.read(0);
+                let (k, f) = (self.c32(kind), self.c32(flags));
+                let bits = self.call(helper::VSTORE, vec![k, f, m, e], Type::I64);
+                self.map.insert(result, bits);
+                if pop {
+                    self.pop();
+                }
+            }
+            Op::StoreReg { i, pop } => {
+                let v = self.read(0);
+                self.clear_c1();
+                self.write(i, v);
+                if pop {
+                    self.pop();
+                }
+            }
+            Op::Xch { i } => {
+                let a = self.read(0);
+                let b = self.read(i);
+                self.clear_c1();
+                self.write(0, b);
+                self.write(i, a);
+            }
+            Op::Arith { op, dst, src, pop } => {
+                let (am, ae) = self.read(dst);
+                let (bm, be) = self.read(src);
+                let o = self.c32(op);
+                let r = self.value_call(helper::VARITH, vec![o, am, ae, bm, be]);
+                self.write(dst, r);
+                if pop {
+                    self.pop();
+                }
+            }
+            Op::ArithMem { op, kind, bits } => {
+                let (am, ae) = self.read(0);
+                let (o, k) = (self.c32(op), self.c32(kind));
+                let bits = self.mapped(bits);
+                let r = self.value_call(helper::VARITH_MEM, vec![o, k, am, ae, bits]);
+                self.write(0, r);
+            }
+            Op::Com { which, i, pops } => {
+                let (am, ae) = self.read(0);
+                let (bm, be) = self.read(i);
+                let w = self.c32(which);
+                let codes = self.call(helper::VCOM, vec![w, am, ae, bm, be], Type::I32);
+                if Op::to_eflags(which) {
+                    self.set_eflags(codes);
+                }
+                for _ in 0..pops {
+                    self.pop();
+                }
+            }
+            Op::ComMem { kind, bits, pop } => {
+                let (am, ae) = self.read(0);
+                let k = self.c32(kind);
+                let bits = self.mapped(bits);
+                self.call(helper::VCOM_MEM, vec![k, am, ae, bits], Type::I32);
+                if pop {
+                    self.pop();
+                }
+            }
+            Op::Unary { op } => {
+                let (am, ae) = self.read(0);
+                let o = self.c32(op);
+                let r = self.value_call(helper::VUNARY, vec![o, am, ae]);
+                self.write(0, r);
+            }
+        }
+    }
+
+    /// fcomi: ZF, PF, CF from C3, C2, C0; OF, SF, AF cleared.
+    fn set_eflags(&mut self, codes: Value) {
+        let [zf, pf, cf, of, sf, af] = self.unit.eflags;
+        for (slot, shift) in [(zf, sw::C3_SHIFT), (pf, sw::C2_SHIFT), (cf, sw::C0_SHIFT)] {
+            let moved = self.b.binary_imm(BinaryOp::Lshr, codes, shift);
+            let bit = self.b.binary_imm(BinaryOp::And, moved, 1);
+            let ty = self.b.state().slot(slot).ty;
+            let v = self.b.resize(bit, ty);
+            self.b.set(slot, v);
+        }
+        for slot in [of, sf, af] {
+            let ty = self.b.state().slot(slot).ty;
+            let zero = self.b.iconst(ty, 0);
+            self.b.set(slot, zero);
+        }
+    }
+
+    /// Writes the changed registers back, then the tags and TOP; `rel` is the tags relative to
+    /// TOP at the start (bit r: st(r) was full).
+    fn finish(&mut self, rel: Value) {
+        let mut empty = 0u64;
+        let mut filled = 0u64;
+        for r in 0..8usize {
+            let held = self.regs[r];
+            if let Held::Value { m, e, dirty: true, .. } = held {
+                let index = self.b.binary_imm(BinaryOp::Add, self.top, r as u64);
+                self.b.set_indexed(self.unit.st_m, index, m);
+                let e16 = self.b.resize(e, Type::I16);
+                self.b.set_indexed(self.unit.st_e, index, e16);
+            }
+            match held {
+                Held::Value {
+                    dirty: true,
+                    full: true,
+                    ..
+                } => filled |= 1 << r,
+                Held::Empty | Held::Value { full: false, .. } => empty |= 1 << r,
+                Held::Entry | Held::Value { .. } => {}
+            }
+        }
+        if empty | filled != 0 {
+            // rel' = rel without the emptied, with the filled; tags = rel' rotated left by TOP.
+            let kept = self.b.binary_imm(BinaryOp::And, rel, !empty & 0xff);
+            let now = self.b.binary_imm(BinaryOp::Or, kept, filled);
+            let high = self.b.binary_imm(BinaryOp::Shl, now, 8);
+            let twice = self.b.binary(BinaryOp::Or, now, high);
+            let shifted = self.b.binary(BinaryOp::Shl, twice, self.top);
+            let down = self.b.binary_imm(BinaryOp::Lshr, shifted, 8);
+            let ty = self.b.state().slot(self.unit.tags).ty;
+            let tags = self.b.resize(down, ty);
+            self.b.set(self.unit.tags, tags);
+        }
+        if self.offset.rem_euclid(8) != 0 {
+            let moved = self
+                .b
+                .binary_imm(BinaryOp::Add, self.top, self.offset.rem_euclid(8) as u64);
+            let wrapped = self.b.binary_imm(BinaryOp::And, moved, 7);
+            let ty = self.b.state().slot(self.unit.top).ty;
+            let top = self.b.resize(wrapped, ty);
+            self.b.set(self.unit.top, top);
+        }
+        if self.moved {
+            // ES and B follow the unmasked exceptions after every instruction; the helpers see
+            // to it after theirs, and the control word cannot change inside a region, so once
+            // here covers the register moves.
+            let word = self.b.get(self.unit.sw);
+            let cw = self.b.get(self.unit.cw);
+            let ty = self.b.ty(word);
+            let cw = self.b.resize(cw, ty);
+            let masked = self.b.unary(rpt_ir::UnaryOp::Not, cw);
+            let raised = self.b.binary(BinaryOp::And, word, masked);
+            let pending = self.b.binary_imm(BinaryOp::And, raised, sw::EXCEPTIONS);
+            let any = self.b.icmp_imm(IntCC::Ne, pending, 0);
+            let summary = self.b.binary_imm(BinaryOp::Or, word, sw::ES_B);
+            let word = self.b.select(any, summary, word);
+            self.b.set(self.unit.sw, word);
+        }
+    }
+}
+
+/// Splits `block` around the planned region; returns the block holding what followed it.
+fn rewrite(func: &mut Function, state: &StateDesc, unit: &Unit, block: Block, plan: &Plan) -> Block {
+    let data = func.block_mut(block);
+    let post = data.insts.split_off(plan.end);
+    let region = data.insts.split_off(plan.start);
+    let term = std::mem::replace(&mut data.term, Terminator::Unreachable);
+
+    // Values the region defines that anything after it uses.
+    let defined: BTreeSet<Value> = region.iter().filter_map(|i| i.result).collect();
+    let mut used_after = BTreeSet::new();
+    for (b, d) in func.iter_blocks() {
+        let insts: &[Inst] = if b == block { &post } else { &d.insts };
+        for inst in insts {
+            used_after.extend(inst.kind.operands());
+        }
+        let t = if b == block { &term } else { &d.term };
+        used_after.extend(t.operands());
+    }
+    let escaping: Vec<Value> = defined.intersection(&used_after).copied().collect();
+    // What the fast path needs of the other instructions: their results used after the region,
+    // or by an instruction of the region that stays as it is (the x87 calls' constant arguments
+    // do not: the value forms get their own).
+    let mut needed: BTreeSet<Value> = escaping.iter().copied().collect();
+    for (k, inst) in region.iter().enumerate() {
+        if !plan.ops.contains_key(&(plan.start + k)) {
+            needed.extend(inst.kind.operands());
+        }
+    }
+    for op in plan.ops.values() {
+        match *op {
+            Op::Load { lo, hi, .. } => needed.extend([lo, hi]),
+            Op::ArithMem { bits, .. } | Op::ComMem { bits, .. } => {
+                needed.insert(bits);
+            }
+            _ => {}
+        }
+    }
+
+    let fast = func.new_block();
+    let slow = func.new_block();
+    let join = func.new_block();
+    let params: Vec<Value> = escaping
+        .iter()
+        .map(|v| func.new_value(func.value_type(*v).unwrap_or(Type::I64)))
+        .collect();
+    func.block_mut(join).params = params.clone();
+    func.block_mut(join).insts = post;
+    func.block_mut(join).term = term;
+    func.block_mut(slow).insts = region.clone();
+    func.block_mut(slow).term = Terminator::Jump(BlockCall {
+        block: join,
+        args: escaping.clone(),
+    });
+
+    let mut b = FunctionBuilder::new(func, state);
+    // The guard: the registers read before written are full, those pushed into empty.
+    b.switch_to_block(block);
+    let top8 = b.get(unit.top);
+    let top = b.resize(top8, Type::I32);
+    let tags8 = b.get(unit.tags);
+    let tags = b.resize(tags8, Type::I32);
+    let high = b.binary_imm(BinaryOp::Shl, tags, 8);
+    let twice = b.binary(BinaryOp::Or, tags, high);
+    let shifted = b.binary(BinaryOp::Lshr, twice, top);
+    let rel = b.binary_imm(BinaryOp::And, shifted, 0xff);
+    let tested = b.binary_imm(BinaryOp::And, rel, u64::from(plan.need_full | plan.need_empty));
+    let ok = b.icmp_imm(IntCC::Eq, tested, u64::from(plan.need_full));
+    b.branch(ok, fast, slow);
+
+    b.switch_to_block(fast);
+    let mut f = Fast {
+        b,
+        unit,
+        top,
+        offset: 0,
+        regs: [Held::Entry; 8],
+        map: BTreeMap::new(),
+        moved: false,
+    };
+    for (k, inst) in region.iter().enumerate() {
+        if let Some(op) = plan.ops.get(&(plan.start + k)) {
+            f.op(op);
+            continue;
+        }
+        let pure_constant = matches!(inst.kind, InstKind::Iconst { .. });
+        if pure_constant && inst.result.is_some_and(|r| !needed.contains(&r)) {
+            continue;
+        }
+        let mut kind = inst.kind.clone();
+        kind.map_operands(|v| f.mapped(v));
+        let ty = inst.result.and_then(|r| f.b.func().value_type(r));
+        let copy = f.b.push_inst(kind, ty);
+        if let (Some(old), Some(new)) = (inst.result, copy) {
+            f.map.insert(old, new);
+        }
+    }
+    f.finish(rel);
+    let args = escaping.iter().map(|v| f.mapped(*v)).collect();
+    f.b.terminate(Terminator::Jump(BlockCall { block: join, args }));
+    drop(f);
+
+    // Code after the region reads the join block's parameters instead.
+    let rename: BTreeMap<Value, Value> = escaping.iter().copied().zip(params).collect();
+    if !rename.is_empty() {
+        for (i, d) in func.blocks.iter_mut().enumerate() {
+            if i == fast.index() || i == slow.index() {
+                continue;
+            }
+            for inst in &mut d.insts {
+                inst.kind.map_operands(|v| rename.get(&v).copied().unwrap_or(v));
+            }
+            d.term.map_operands(|v| rename.get(&v).copied().unwrap_or(v));
+        }
+    }
+    join
+}
