@@ -1,0 +1,281 @@
+//! Golden tests: each case is a few x87 instructions (machine code, with its assembly beside it),
+//! lifted by the x86 guest; `tests/golden/NAME.rir` holds the lifted function (the pass's input)
+//! and, after a `---` line, the function after the pass. `RPT_BLESS=1 cargo test -p
+//! rpt-pass-x87-regions --test golden` rewrites them.
+//!
+//! Every case also runs in the reference interpreter before and after the pass, with the guest's
+//! own x87 helpers, from random states: random GPRs, stack memory, control and status words, TOP,
+//! tags (so the region's guard passes and fails) and register contents. The whole state and the
+//! stack memory must come out the same.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use rpt_api::{GuestImage, GuestPlugin, Segment, SegmentFlags};
+use rpt_guest_x86_pe::X86Pe;
+use rpt_guest_x86_pe::state::{ESP, FPU_CW, FPU_SW, FPU_TAGS, FPU_TOP, GPRS, ST_E, ST_M};
+use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcome, Val};
+use rpt_ir::print::function_to_string;
+use rpt_ir::{AddrSpace, Function, GuestAddr, HelperDecl, Program, StateDesc};
+
+const CODE: u64 = 0x0040_1000;
+/// Where esp points in the interpreted runs; the stack window around it is random.
+const STACK: u64 = 0x0080_0000;
+const WINDOW: u64 = 64;
+
+/// name, machine code, what it is.
+const CASES: &[(&str, &str, &str)] = &[
+    (
+        "mandel_step",
+        "dd442404 d8c8 dd44240c d8c8 dec1 dd5c2414 c3",
+        "fld qword [esp+4]; fmul st0,st0; fld qword [esp+12]; fmul st0,st0; faddp st1,st0; \
+         fstp qword [esp+20]; ret: pushes into registers the guard needs empty",
+    ),
+    (
+        "compare_fcomip",
+        "dd442404 d9e8 dff1 ddd8 0f97c0 c3",
+        "fld qword [esp+4]; fld1; fcomip st0,st1; fstp st0; seta al; ret: EFLAGS from the value form",
+    ),
+    (
+        "entry_registers",
+        "d9c9 ddd2 d9e0 d9fa c3",
+        "fxch st1; fst st2; fchs; fsqrt; ret: registers the region reads before writing, loaded once",
+    ),
+    (
+        "split_by_fnstsw",
+        "d9e8 d9ee ded9 dfe0 9e d9e8 d9e8 dec1 dd5c2404 c3",
+        "fld1; fldz; fcompp; fnstsw ax; sahf; fld1; fld1; faddp; fstp qword [esp+4]; ret: two regions",
+    ),
+    (
+        "integers",
+        "db442404 da4c2408 db5c240c c3",
+        "fild dword [esp+4]; fimul dword [esp+8]; fistp dword [esp+12]; ret",
+    ),
+    (
+        "lone_instruction",
+        "dd442404 8b442408 c3",
+        "fld qword [esp+4]; mov eax,[esp+8]; ret: one x87 instruction is left alone",
+    ),
+];
+
+fn bytes(hex: &str) -> Vec<u8> {
+    let digits: String = hex.chars().filter(|c| !c.is_whitespace()).collect();
+    (0..digits.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).expect("hex machine code"))
+        .collect()
+}
+
+fn image(code: &[u8]) -> GuestImage {
+    GuestImage {
+        segments: vec![Segment {
+            name: ".text".to_string(),
+            addr: GuestAddr(CODE),
+            bytes: code.to_vec(),
+            mem_size: code.len() as u64,
+            flags: SegmentFlags {
+                read: true,
+                write: false,
+                execute: true,
+            },
+        }],
+        entry: GuestAddr(CODE),
+        exports: BTreeMap::new(),
+        imports: Vec::new(),
+    }
+}
+
+fn context() -> (StateDesc, BTreeMap<String, HelperDecl>) {
+    let guest = X86Pe;
+    let helpers = guest
+        .helpers(&Default::default())
+        .into_iter()
+        .map(|h| (h.name.clone(), h))
+        .collect();
+    (guest.state(&Default::default()), helpers)
+}
+
+fn lift(code: &[u8]) -> Function {
+    let entry = GuestAddr(CODE);
+    X86Pe
+        .lift(&image(code), entry, &BTreeSet::from([entry]), &Default::default())
+        .function
+}
+
+fn program(func: &Function) -> Program {
+    let (state, helpers) = context();
+    let mut program = Program::new(state);
+    program.helpers = helpers;
+    program.functions.insert(func.entry, func.clone());
+    program
+}
+
+#[test]
+fn golden_functions() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let bless = std::env::var_os("RPT_BLESS").is_some();
+    let (state, helpers) = context();
+    let mut failures = Vec::new();
+    for (name, code, what) in CASES {
+        let original = lift(&bytes(code));
+        let mut transformed = original.clone();
+        let regions = rpt_pass_x87_regions::run_on_function(&mut transformed, &state, &helpers)
+            .expect("the x86 guest has the x87 unit");
+        if let Err(e) = rpt_ir::verify::verify_program(&program(&transformed)) {
+            panic!("{name}: the pass's output does not verify: {e}");
+        }
+        let text = format!(
+            "; {what}\n; {regions} region(s)\n{}\n---\n{}",
+            function_to_string(&original, &state),
+            function_to_string(&transformed, &state)
+        );
+        let path = dir.join(format!("{name}.rir"));
+        if bless {
+            std::fs::create_dir_all(&dir).expect("mkdir tests/golden");
+            std::fs::write(&path, &text).expect("write golden file");
+        } else {
+            match std::fs::read_to_string(&path) {
+                Ok(expected) if expected == text => {}
+                Ok(expected) => failures.push(format!("{name}:\n--- expected\n{expected}\n--- actual\n{text}")),
+                Err(e) => failures.push(format!("{}: {e}", path.display())),
+            }
+        }
+        check_equivalent(name, &original, &transformed);
+    }
+    assert!(
+        failures.is_empty(),
+        "{}\n(RPT_BLESS=1 rewrites the expectations)",
+        failures.join("\n")
+    );
+    let counts: Vec<usize> = CASES
+        .iter()
+        .map(|(_, code, _)| {
+            let mut f = lift(&bytes(code));
+            rpt_pass_x87_regions::run_on_function(&mut f, &state, &helpers).unwrap_or(0)
+        })
+        .collect();
+    assert_eq!(counts, [1, 1, 1, 2, 1, 0], "regions per case");
+}
+
+/// The guest's x87 helpers, nothing else.
+struct X87Only;
+
+impl Environment for X87Only {
+    fn call_extern(&mut self, _: GuestAddr, _: &mut MachineState) -> Result<Option<Outcome>, InterpError> {
+        Ok(None)
+    }
+
+    fn call_helper(
+        &mut self,
+        name: &str,
+        args: &[Val],
+        machine: &mut MachineState,
+    ) -> Result<Option<Option<Val>>, InterpError> {
+        rpt_guest_x86_pe::x87::call_helper(name, args, machine)
+    }
+}
+
+/// xorshift64*: fixed seed, so every run checks the same states.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+/// A register value: small integers, ordinary numbers, zeros, infinities and NaNs.
+fn register(rng: &mut Rng) -> (u64, u16) {
+    let sign = (rng.next() as u16) & 0x8000;
+    match rng.next() % 6 {
+        0 => (0, sign),
+        1 => (0x8000_0000_0000_0000, sign | 0x7fff),
+        2 => (0xc000_0000_0000_0000 | (rng.next() >> 20), sign | 0x7fff),
+        _ => (
+            rng.next() | 0x8000_0000_0000_0000,
+            sign | (0x3fff - 40 + (rng.next() % 80) as u16),
+        ),
+    }
+}
+
+fn random_machine(desc: &StateDesc, rng: &mut Rng) -> MachineState {
+    let mut m = MachineState {
+        state: rpt_ir::interp::StateValues::new(desc),
+        memory: rpt_ir::interp::Memory::new(),
+    };
+    for slot in GPRS {
+        m.state.set(desc, slot, Val::Int(rng.next() & 0xffff_ffff));
+    }
+    m.state.set(desc, ESP, Val::Int(STACK));
+    for i in 0..WINDOW {
+        let byte = rng.next() as u8;
+        m.memory.write_u8(AddrSpace::RAM, STACK - WINDOW / 2 + i, byte);
+    }
+    // Doubles in the operand slots the cases read, so the arithmetic sees ordinary numbers too.
+    for at in [4u64, 8, 12] {
+        let value = ((rng.next() % 2000) as f64 - 1000.0) / 7.0;
+        for (k, b) in value.to_bits().to_le_bytes().iter().enumerate() {
+            if rng.next() % 2 == 0 {
+                m.memory.write_u8(AddrSpace::RAM, STACK + at + k as u64, *b);
+            }
+        }
+    }
+    // Every exception masked: unmasked ones only set ES and B here, but the mask bits vary.
+    let cw = 0x003f | ((rng.next() as u16 & 3) << 8) | ((rng.next() as u16 & 3) << 10);
+    m.state.set(desc, FPU_CW, Val::Int(u64::from(cw)));
+    m.state.set(desc, FPU_SW, Val::Int(rng.next() & 0x47ff & !0x3800));
+    let top = rng.next() % 8;
+    m.state.set(desc, FPU_TOP, Val::Int(top));
+    // Usually a stack of some depth from TOP up; sometimes any tags at all.
+    let tags = if rng.next() % 3 == 0 {
+        rng.next() & 0xff
+    } else {
+        let depth = rng.next() % 9;
+        let stack = ((1u64 << depth) - 1) as u8;
+        u64::from(stack.rotate_left(top as u32))
+    };
+    m.state.set(desc, FPU_TAGS, Val::Int(tags));
+    for p in 0..8 {
+        let (mant, se) = register(rng);
+        m.state.set_indexed(ST_M, p, Val::Int(mant));
+        m.state.set_indexed(ST_E, p, Val::Int(u64::from(se)));
+    }
+    m
+}
+
+fn run(func: &Function, start: &MachineState) -> (Result<Outcome, String>, MachineState) {
+    let program = program(func);
+    let mut interp = Interpreter::new(&program);
+    interp.machine = start.clone();
+    let outcome = interp.run(func.entry, &mut X87Only).map_err(|e| e.to_string());
+    (outcome, interp.machine)
+}
+
+fn check_equivalent(name: &str, original: &Function, transformed: &Function) {
+    let (desc, _) = context();
+    let mut rng = Rng(0x87_5eed ^ name.len() as u64);
+    for round in 0..300 {
+        let start = random_machine(&desc, &mut rng);
+        let (want_outcome, mut want) = run(original, &start);
+        let (got_outcome, mut got) = run(transformed, &start);
+        // The value forms' scratch slot is not part of the guest's state.
+        let scratch = desc.find("fpu_result_e").expect("fpu_result_e");
+        for m in [&mut want, &mut got] {
+            m.state.set(&desc, scratch, Val::Int(0));
+        }
+        assert_eq!(
+            format!("{want_outcome:?}"),
+            format!("{got_outcome:?}"),
+            "{name}, state {round}: outcome"
+        );
+        assert!(
+            want == got,
+            "{name}, state {round}: the pass changed the result\nbefore: {:?}\nafter:  {:?}",
+            want.state,
+            got.state
+        );
+    }
+}
