@@ -539,19 +539,26 @@ fn unhex(s: &str) -> Vec<u8> {
         .collect()
 }
 
+/// Builds the native harness once per test process: the tests of this file run in parallel and
+/// would otherwise write the same files at once.
 fn build_harness() -> std::path::PathBuf {
-    let dir = common::scratch("oracle-x87");
-    let src = dir.join("harness_x87.c");
-    let exe = dir.join("harness_x87");
-    std::fs::write(&src, include_str!("oracle/harness_x87.c")).expect("write harness");
-    common::run_tool(
-        Command::new("gcc")
-            .args(["-m32", "-O1", "-static", "-o"])
-            .arg(&exe)
-            .arg(&src),
-        "the x87 oracle runs x87 code natively and needs `gcc -m32`: install gcc-12-multilib",
-    );
-    exe
+    static HARNESS: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    HARNESS
+        .get_or_init(|| {
+            let dir = common::scratch("oracle-x87");
+            let src = dir.join("harness_x87.c");
+            let exe = dir.join("harness_x87");
+            std::fs::write(&src, include_str!("oracle/harness_x87.c")).expect("write harness");
+            common::run_tool(
+                Command::new("gcc")
+                    .args(["-m32", "-O1", "-static", "-o"])
+                    .arg(&exe)
+                    .arg(&src),
+                "the x87 oracle runs x87 code natively and needs `gcc -m32`: install gcc-12-multilib",
+            );
+            exe
+        })
+        .clone()
 }
 
 /// Runs every case natively in one harness process; returns (esp at start, outcome) per case.

@@ -218,7 +218,7 @@ fn random_machine(desc: &StateDesc, rng: &mut Rng) -> MachineState {
     for at in [4u64, 8, 12] {
         let value = ((rng.next() % 2000) as f64 - 1000.0) / 7.0;
         for (k, b) in value.to_bits().to_le_bytes().iter().enumerate() {
-            if rng.next() % 2 == 0 {
+            if rng.next().is_multiple_of(2) {
                 m.memory.write_u8(AddrSpace::RAM, STACK + at + k as u64, *b);
             }
         }
