@@ -12,8 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh test
 
-configs=("" "flag-abi" "memarg" "flag-abi,memarg")
-names=("baseline" "+flag-abi" "+memarg" "all")
+configs=("" "flag-abi" "x87-regions" "memarg" "flag-abi,x87-regions,memarg")
+names=("baseline" "+flag-abi" "+x87-regions" "+memarg" "all")
 # recipe | arguments (space-separated) | stdin file ("" for none)
 samples=(
   "recipes/demo-x86.ron||"
@@ -24,6 +24,8 @@ samples=(
   "recipes/x87-mandel.ron||"
   "recipes/x87-physics.ron||"
   "recipes/x87-ray53.ron||"
+  "recipes/x87-mandel-f64.ron||"
+  "recipes/x87-ray53-f64.ron||"
   "recipes/bench-vm-x86.ron|6|"
   "recipes/bench-lz-x86.ron|20|"
   "recipes/bench-physics-x86.ron|30|"

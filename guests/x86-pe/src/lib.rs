@@ -47,11 +47,16 @@ impl GuestPlugin for X86Pe {
     }
 
     /// `x87`: the x87 value model, `"f80"` (exact, the default) or `"f64"` (fast; docs/x87.md).
+    /// `ret_eip`: whether `ret` stores the return address in `eip` (default false: nothing reads
+    /// it after a lifted return; the option exists to measure that, as RETEIP in
+    /// ../shared/reference/001).
     fn check_options(&self, options: &GuestOptions) -> Result<(), GuestError> {
         for (name, value) in options {
             let why = match (name.as_str(), value) {
                 ("x87", rpt_api::ParamValue::Str(model)) if x87::Model::from_name(model).is_some() => continue,
                 ("x87", _) => "the x87 value model is \"f80\" (exact) or \"f64\" (fast)".to_string(),
+                ("ret_eip", rpt_api::ParamValue::Bool(_)) => continue,
+                ("ret_eip", _) => "ret_eip is true or false".to_string(),
                 _ => "the x86-pe guest has no such option".to_string(),
             };
             return Err(GuestError::BadOption {
@@ -99,10 +104,11 @@ impl GuestPlugin for X86Pe {
         image: &GuestImage,
         entry: GuestAddr,
         functions: &BTreeSet<GuestAddr>,
-        _options: &GuestOptions,
+        options: &GuestOptions,
     ) -> LiftResult {
         let walker = discover::Walker::new(image, Cow::Borrowed(functions));
-        lift::lift_function(&walker, entry)
+        let ret_eip = matches!(options.get("ret_eip"), Some(rpt_api::ParamValue::Bool(true)));
+        lift::lift_function(&walker, entry, ret_eip)
     }
 
     fn runtime_sources(&self, platform: &str, options: &GuestOptions) -> Result<Vec<SourceFile>, GuestError> {

@@ -442,3 +442,50 @@ fn an_entry_outside_code_is_a_warning_and_hints_still_count() {
         "{errs:?}"
     );
 }
+
+#[test]
+fn ret_eip_stores_the_return_address_only_when_asked() {
+    use rpt_api::ParamValue;
+    let code = assemble(|a| {
+        a.mov(eax, 5)?;
+        a.ret()
+    });
+    let img = image(code, Vec::new(), Vec::new());
+    let entry = GuestAddr(0x0040_1000);
+    let lift = |options: &rpt_api::GuestOptions| X86Pe.lift(&img, entry, &BTreeSet::from([entry]), options).function;
+    let writes_eip = |f: &Function| {
+        let eip = rpt_guest_x86_pe::state::EIP;
+        f.blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .any(|i| matches!(i.kind, InstKind::SetSlot { slot, .. } if slot == eip))
+    };
+    assert!(
+        !writes_eip(&lift(&Default::default())),
+        "ret leaves eip alone by default"
+    );
+    let on: rpt_api::GuestOptions = [("ret_eip".to_string(), ParamValue::Bool(true))].into_iter().collect();
+    assert_eq!(X86Pe.check_options(&on), Ok(()));
+    let with = lift(&on);
+    assert!(writes_eip(&with), "ret_eip: true stores the popped address");
+    // The stored value is the return address on the stack.
+    let mut program = Program::new(rpt_guest_x86_pe::state::state_desc());
+    program.functions.insert(entry, with);
+    let mut interp = Interpreter::new(&program);
+    let desc = rpt_guest_x86_pe::state::state_desc();
+    interp.machine.state.set(&desc, ESP, Val::Int(0x8000));
+    interp
+        .machine
+        .memory
+        .write_bytes(AddrSpace::RAM, 0x8000, &0x0040_2345u32.to_le_bytes());
+    assert!(matches!(interp.run(entry, &mut NoEnvironment), Ok(Outcome::Returned)));
+    assert_eq!(
+        interp.machine.state.get(&desc, rpt_guest_x86_pe::state::EIP).int(),
+        0x0040_2345
+    );
+    assert_eq!(interp.machine.state.get(&desc, ESP).int(), 0x8004);
+    let bad: rpt_api::GuestOptions = [("ret_eip".to_string(), ParamValue::Str("yes".into()))]
+        .into_iter()
+        .collect();
+    assert!(X86Pe.check_options(&bad).is_err());
+}

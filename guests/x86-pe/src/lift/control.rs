@@ -228,6 +228,12 @@ pub(crate) fn lift_terminator(lx: &mut Lifter<'_>, cx: &mut BlockCx<'_>, insn: &
                 0
             };
             let esp = lx.b.get(ESP);
+            if lx.ret_eip {
+                // Only for measuring what leaving it out saves: nothing reads eip after a lifted
+                // return (the caller continues at its own continuation block).
+                let ret = lx.load(Type::I32, esp);
+                lx.b.set(EIP, ret);
+            }
             let esp = lx.b.binary_imm(BinaryOp::Add, esp, u64::from(4 + extra));
             lx.b.set(ESP, esp);
             lx.b.terminate(Terminator::Return);

@@ -102,6 +102,8 @@ pub(crate) struct Lifter<'a> {
     pub(crate) b: FunctionBuilder<'a>,
     /// The instruction's address.
     pub(crate) pc: GuestAddr,
+    /// Whether `ret` stores the return address in `eip` (the `ret_eip` guest option).
+    pub(crate) ret_eip: bool,
 }
 
 impl Lifter<'_> {
@@ -118,12 +120,13 @@ impl Lifter<'_> {
 }
 
 /// Lifts the function at `entry`.
-pub(crate) fn lift_function(walker: &Walker<'_>, entry: GuestAddr) -> LiftResult {
+pub(crate) fn lift_function(walker: &Walker<'_>, entry: GuestAddr, ret_eip: bool) -> LiftResult {
     let cfg = walker.walk(entry);
     let state = crate::state::state_desc();
     let mut function = Function::new(entry);
     let mut fl = FnLift {
         walker,
+        ret_eip,
         cfg: &cfg,
         diagnostics: Vec::new(),
         listing: Vec::new(),
@@ -146,6 +149,7 @@ pub(crate) fn lift_function(walker: &Walker<'_>, entry: GuestAddr) -> LiftResult
 
 struct FnLift<'w> {
     walker: &'w Walker<'w>,
+    ret_eip: bool,
     cfg: &'w FunctionCfg,
     diagnostics: Vec<Diagnostic>,
     listing: Vec<(GuestAddr, String)>,
@@ -158,7 +162,11 @@ impl FnLift<'_> {
         if let Some(&first) = blocks.get(&self.cfg.entry) {
             b.jump(first, Vec::new());
         }
-        let mut lx = Lifter { b, pc: self.cfg.entry };
+        let mut lx = Lifter {
+            b,
+            pc: self.cfg.entry,
+            ret_eip: self.ret_eip,
+        };
         for (&start, &block) in &blocks {
             lx.b.switch_to_block(block);
             self.lift_block(&mut lx, &blocks, start);
