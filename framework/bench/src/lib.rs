@@ -6,10 +6,12 @@
 //! interleaved A/B pairs within one run, reported as a median ratio with its interquartile range
 //! and the number of pairs each side won. A sample whose recompiled output differs from its oracle's
 //! is an error, never a number. [`run`] measures a suite, [`write_outputs`] writes the Markdown
-//! table, the JSON file and the SVG chart; [`compare`] sets two generations of one recipe side by side.
+//! table, the JSON file and the SVG chart; [`compare`] sets two generations of one recipe side by side;
+//! [`run_pass_table`] counts each pass configuration's instructions on a list of samples.
 
 mod compare;
 mod measure;
+mod pass_table;
 mod report;
 mod stats;
 mod suite;
@@ -22,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 pub use compare::{Comparison, compare};
 pub use measure::{elf64_text_size, parse_callgrind_total};
+pub use pass_table::{Cell, PassTable, PassTableReport, Row, TableSample, pass_table_markdown, run_pass_table};
 pub use report::{ConfigResult, Machine, QemuResult, Report, SampleResult, Summary, Tool, markdown};
 pub use stats::{Pair, PairSummary, quantile};
 pub use suite::{Configuration, PairRule, QemuPeer, Sample, Suite};

@@ -37,6 +37,10 @@ pub struct BenchArgs {
     /// Time exactly this many interleaved pairs instead of the suite's rule (default 6 with --vs).
     #[arg(long)]
     pub pairs: Option<usize>,
+    /// Instead of the suite: count each pass configuration's instructions on the samples of this
+    /// file and write `passes.md` into `--out` (`rpt bench --pass-table bench/passes.ron`).
+    #[arg(long, value_name = "FILE", conflicts_with = "recipe")]
+    pub pass_table: Option<PathBuf>,
 }
 
 fn exact_pairs(n: usize) -> rpt_bench::PairRule {
@@ -51,19 +55,38 @@ fn exact_pairs(n: usize) -> rpt_bench::PairRule {
 pub fn bench(args: &BenchArgs) -> Result<()> {
     match (&args.recipe, &args.vs) {
         (Some(recipe), Some(vs)) => versus(args, recipe, vs),
-        (None, None) => suite(args),
+        (None, None) => match &args.pass_table {
+            Some(table) => pass_table(args, table),
+            None => suite(args),
+        },
         _ => bail!("RECIPE and --vs go together"),
     }
+}
+
+/// The command line as typed (after the program name), so the outputs say how to rerun them.
+fn command_line() -> String {
+    std::iter::once("rpt".to_string())
+        .chain(std::env::args().skip(1))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Measures the pass table and writes `passes.md`.
+fn pass_table(args: &BenchArgs, table: &std::path::Path) -> Result<()> {
+    let rpt = std::env::current_exe().context("finding the rpt executable")?;
+    let report = rpt_bench::run_pass_table(table, &rpt, &command_line(), &|line| eprintln!("rpt bench: {line}"))?;
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let path = args.out.join("passes.md");
+    std::fs::write(&path, rpt_bench::pass_table_markdown(&report))
+        .with_context(|| format!("writing {}", path.display()))?;
+    eprintln!("  wrote {}", path.display());
+    Ok(())
 }
 
 /// Runs the suite and writes its outputs.
 fn suite(args: &BenchArgs) -> Result<()> {
     let rpt = std::env::current_exe().context("finding the rpt executable")?;
-    // The command line as typed (after the program name), so the outputs say how to rerun them.
-    let command_line = std::iter::once("rpt".to_string())
-        .chain(std::env::args().skip(1))
-        .collect::<Vec<_>>()
-        .join(" ");
+    let command_line = command_line();
     let options = rpt_bench::Options {
         suite: args.suite.clone(),
         rpt,
