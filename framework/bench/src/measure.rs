@@ -68,6 +68,12 @@ fn open_input(input: &Path) -> Result<File, BenchError> {
 /// Runs a command to completion with `input` as standard input and returns its standard output;
 /// a failure to start, or an exit status other than 0, is an error carrying its standard error.
 pub fn run_capture(invocation: &Invocation, input: &Path) -> Result<Vec<u8>, BenchError> {
+    run_expecting(invocation, input, 0)
+}
+
+/// As [`run_capture`], for a program whose exit status is `code` (a sample may exit with 7 on
+/// purpose); any other status, or a signal, is an error.
+pub fn run_expecting(invocation: &Invocation, input: &Path, code: i32) -> Result<Vec<u8>, BenchError> {
     let output = invocation
         .command()?
         .stdin(open_input(input)?)
@@ -78,11 +84,11 @@ pub fn run_capture(invocation: &Invocation, input: &Path) -> Result<Vec<u8>, Ben
             command: invocation.describe(),
             message: e.to_string(),
         })?;
-    if !output.status.success() {
+    if output.status.code() != Some(code) {
         return Err(BenchError::Tool {
             command: invocation.describe(),
             message: format!(
-                "exited with {}: {}",
+                "exited with {} (expected exit status {code}): {}",
                 output.status,
                 String::from_utf8_lossy(&output.stderr).trim()
             ),
@@ -115,10 +121,20 @@ pub fn time_run(invocation: &Invocation, input: &Path) -> Result<f64, BenchError
 
 /// Executed host instructions of one run, counted by `valgrind --tool=callgrind`.
 pub fn callgrind(invocation: &Invocation, input: &Path, scratch: &Path) -> Result<u64, BenchError> {
+    callgrind_expecting(invocation, input, scratch, 0)
+}
+
+/// As [`callgrind`], for a program whose exit status is `code`.
+pub fn callgrind_expecting(
+    invocation: &Invocation,
+    input: &Path,
+    scratch: &Path,
+    code: i32,
+) -> Result<u64, BenchError> {
     let out = scratch.join("callgrind.out");
     let out_arg = format!("--callgrind-out-file={}", out.display());
     let under = invocation.under(&["valgrind", "--tool=callgrind", &out_arg, "--"]);
-    run_capture(&under, input)?;
+    run_expecting(&under, input, code)?;
     let text = std::fs::read_to_string(&out).map_err(io_error(&out))?;
     let count = parse_callgrind_total(&text).ok_or_else(|| BenchError::Tool {
         command: under.describe(),

@@ -40,6 +40,9 @@ pub struct TableSample {
     /// What it reads on standard input.
     #[serde(default)]
     pub input: String,
+    /// Its exit status (int_work exits with 7 on purpose).
+    #[serde(default)]
+    pub exit_status: i32,
 }
 
 /// One cell: a sample in one configuration.
@@ -146,7 +149,10 @@ fn measure_row(
         ));
         measure::strip_debug(&built.stats.binary, &stripped)?;
         let run = Invocation::new(std::iter::once(stripped.clone()).chain(sample.args.iter().map(PathBuf::from)));
-        let output = normalise(&built.stats.guest, &measure::run_capture(&run, &input)?);
+        let output = normalise(
+            &built.stats.guest,
+            &measure::run_expecting(&run, &input, sample.exit_status)?,
+        );
         match &reference {
             None => reference = Some((config.name.clone(), output)),
             Some((name, expected)) if *expected != output => {
@@ -161,7 +167,7 @@ fn measure_row(
             Some(_) => {}
         }
         cells.push(Cell {
-            instructions: measure::callgrind(&run, &input, dir)?,
+            instructions: measure::callgrind_expecting(&run, &input, dir, sample.exit_status)?,
             text_bytes: measure::lifted_text_size(&built.stats.gen_dir)?,
         });
     }
