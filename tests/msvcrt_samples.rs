@@ -173,14 +173,17 @@ const SSE_FLOAT: Sample = Sample {
     exit_code: 0,
 };
 
-/// The recompiled program's run: `rpt run` with the sandbox in a fresh directory.
+/// The recompiled program's run: `rpt run` with the sandbox in a fresh directory. Each run has its
+/// own generation directory (objects are shared through the cache): two tests run x87_mandel at the
+/// same time, and two `rpt run`s writing one generation's src/ at once trip over each other.
 fn run_rpt(sample: &Sample) -> (Output, PathBuf) {
     let sandbox = tempfile::tempdir().expect("tempdir").keep();
+    let gen_dir = tempfile::tempdir_in(scratch()).expect("tempdir");
     let mut cmd = Command::new(rpt_binary());
     cmd.arg("run")
         .arg(workspace_root().join(sample.recipe))
         .arg("--gen-dir")
-        .arg(scratch().join("gen"))
+        .arg(gen_dir.path())
         .arg("--cache-dir")
         .arg(scratch().join("cache"))
         .arg("--")
