@@ -173,14 +173,17 @@ const SSE_FLOAT: Sample = Sample {
     exit_code: 0,
 };
 
-/// The recompiled program's run: `rpt run` with the sandbox in a fresh directory.
+/// The recompiled program's run: `rpt run` with the sandbox in a fresh directory. Each run has its
+/// own generation directory (objects are shared through the cache): two tests run x87_mandel at the
+/// same time, and two `rpt run`s writing one generation's src/ at once trip over each other.
 fn run_rpt(sample: &Sample) -> (Output, PathBuf) {
     let sandbox = tempfile::tempdir().expect("tempdir").keep();
+    let gen_dir = tempfile::tempdir_in(scratch()).expect("tempdir");
     let mut cmd = Command::new(rpt_binary());
     cmd.arg("run")
         .arg(workspace_root().join(sample.recipe))
         .arg("--gen-dir")
-        .arg(scratch().join("gen"))
+        .arg(gen_dir.path())
         .arg("--cache-dir")
         .arg(scratch().join("cache"))
         .arg("--")
@@ -412,6 +415,20 @@ fn fixture_recipe(name: &str, dir: &Path) -> PathBuf {
     recipe
 }
 
+/// A fixture run with no arguments or input, exiting 0: run through the recipe [`fixture_recipe`]
+/// wrote, not a committed one.
+fn fixture_sample(name: &'static str) -> Sample {
+    Sample {
+        name,
+        recipe: "",
+        args: &[],
+        stdin: b"",
+        env: &[],
+        native: NativeOutput::Same,
+        exit_code: 0,
+    }
+}
+
 fn rpt_run_in(recipe: &Path, sandbox: &Path, args: &[&str]) -> Output {
     Command::new(rpt_binary())
         .arg("run")
@@ -602,16 +619,7 @@ fn x87_mandelbrot_in_the_f64_model_differs_at_64_bit_precision() {
 fn controlfp_sets_the_x87_precision_and_rounding() {
     let dir = tempfile::tempdir().expect("tempdir");
     let recipe = fixture_recipe("x87_controlfp", dir.path());
-    let fixture = Sample {
-        name: "x87_controlfp",
-        // Run through the recipe fixture_recipe wrote, not a committed one.
-        recipe: "",
-        args: &[],
-        stdin: b"",
-        env: &[],
-        native: NativeOutput::Same,
-        exit_code: 0,
-    };
+    let fixture = fixture_sample("x87_controlfp");
     let wine = run_wine_exe(&dir.path().join("x87_controlfp.exe"), &fixture);
     assert_eq!(wine.status.code(), Some(0), "{}", stderr_of(&wine));
     let text = String::from_utf8_lossy(&wine.stdout);
@@ -623,4 +631,38 @@ fn controlfp_sets_the_x87_precision_and_rounding() {
     let rpt = rpt_run_in(&recipe, sandbox.path(), &[]);
     same_text("x87_controlfp: rpt against Wine", &rpt.stdout, &wine.stdout);
     assert_eq!(rpt.status.code(), Some(0), "{}", stderr_of(&rpt));
+}
+
+/// mingw's `fmodl`, `remainderl` and `remquol` (libmingwex: loops of `fprem`/`fprem1` reading the
+/// quotient bits from C0/C3/C1 and repeating while C2 says the reduction is partial) print the
+/// 80 bits the native i386 build prints, on every host: AArch64 and LoongArch64 run the software
+/// x87 unit's `fprem`. The fixture tests/guests/x86/msvcrt/x87_fprem.c is built at test time.
+#[test]
+fn fprem_loops_match_the_cpu_on_every_host() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recipe = fixture_recipe("x87_fprem", dir.path());
+    let fixture = fixture_sample("x87_fprem");
+    let native = run_native(&fixture);
+    assert_eq!(native.status.code(), Some(0), "{}", stderr_of(&native));
+    let text = String::from_utf8_lossy(&native.stdout);
+    assert!(text.contains("case 11"), "the native build printed:\n{text}");
+    for host in rpt_tests::matrix::HOSTS {
+        let out = Command::new(rpt_binary())
+            .arg("run")
+            .arg(&recipe)
+            .args(["--host", host, "--gen-dir"])
+            .arg(scratch().join("gen"))
+            .arg("--cache-dir")
+            .arg(scratch().join("cache"))
+            .current_dir(dir.path())
+            .env("CI", "1")
+            .output()
+            .expect("rpt runs");
+        same_text(
+            &format!("x87_fprem on {host}\nrpt said:\n{}", stderr_of(&out)),
+            &out.stdout,
+            &native.stdout,
+        );
+        assert_eq!(out.status.code(), Some(0), "{host}: {}", stderr_of(&out));
+    }
 }

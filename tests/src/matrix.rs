@@ -4,14 +4,16 @@
 //! `cargo test --test host_matrix` runs the samples marked `ci`; the `host-matrix` binary
 //! (`scripts/host-matrix.sh`) runs them all and rewrites the table between the markers in README.md.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use serde::Deserialize;
 
-use crate::{rpt, stderr_of, workspace_root};
+use crate::{rpt_binary, stderr_of, workspace_root};
 
 /// Every host rpt builds for, in table order (a test checks it against `rpt hosts`).
 pub const HOSTS: &[&str] = &["x86-64", "aarch64", "loongarch64"];
@@ -36,6 +38,12 @@ pub struct Sample {
     /// Arguments for the recompiled program.
     #[serde(default)]
     pub args: Vec<String>,
+    /// Standard input for the oracle and for the recompiled program (empty when not given).
+    #[serde(default)]
+    pub stdin: String,
+    /// Environment variables set for the oracle and for the recompiled program.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
     /// Whether `cargo test` runs this sample on every host.
     #[serde(default)]
     pub ci: bool,
@@ -75,11 +83,26 @@ fn substitute(args: &[String], dir: &Path) -> Vec<String> {
 
 fn command_output(argv: &[String]) -> Result<Output, String> {
     let (program, rest) = argv.split_first().ok_or("an empty command")?;
-    Command::new(program)
-        .args(rest)
-        .current_dir(workspace_root())
-        .output()
-        .map_err(|e| format!("cannot run `{}`: {e}", argv.join(" ")))
+    let mut cmd = Command::new(program);
+    cmd.args(rest);
+    output_with_input(cmd, b"").map_err(|e| format!("cannot run `{}`: {e}", argv.join(" ")))
+}
+
+/// Runs `cmd` from the workspace root with `stdin` as its standard input, capturing its output.
+fn output_with_input(mut cmd: Command, stdin: &[u8]) -> std::io::Result<Output> {
+    cmd.current_dir(workspace_root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn()?;
+    if let Some(mut pipe) = child.stdin.take() {
+        // A program may end without reading all of its input; that is its business, not an error.
+        match pipe.write_all(stdin) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e),
+            _ => {}
+        }
+    }
+    child.wait_with_output()
 }
 
 /// Builds (if needed) and runs the sample's oracle in the scratch directory `dir`.
@@ -95,7 +118,12 @@ pub fn run_oracle(sample: &Sample, dir: &Path) -> Result<Behaviour, String> {
             ));
         }
     }
-    let out = command_output(&substitute(&sample.oracle, dir))?;
+    let argv = substitute(&sample.oracle, dir);
+    let (program, rest) = argv.split_first().ok_or("an empty oracle command")?;
+    let mut cmd = Command::new(program);
+    cmd.args(rest).envs(&sample.env);
+    let out =
+        output_with_input(cmd, sample.stdin.as_bytes()).map_err(|e| format!("cannot run `{}`: {e}", argv.join(" ")))?;
     Ok(Behaviour {
         stdout: out.stdout,
         status: out.status.code(),
@@ -128,7 +156,8 @@ fn first_difference(expected: &[u8], actual: &[u8]) -> String {
 }
 
 /// Recompiles and runs `sample` for `host` with `rpt run`, generations and objects kept in the
-/// given directories, and judges it against `expected`.
+/// given directories, and judges it against `expected`. The program's files live in a fresh
+/// sandbox directory (`RPT_SANDBOX`).
 pub fn run_on_host(sample: &Sample, host: &str, expected: &Behaviour, gen_dir: &Path, cache_dir: &Path) -> Verdict {
     run_with(sample, host, &[], expected, gen_dir, cache_dir)
 }
@@ -159,7 +188,19 @@ pub fn run_with(
         argv.push("--");
         argv.extend(sample.args.iter().map(String::as_str));
     }
-    let out = rpt(&argv);
+    let sandbox = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(e) => return Verdict::Fail(format!("a sandbox directory: {e}")),
+    };
+    let mut cmd = Command::new(rpt_binary());
+    cmd.args(&argv)
+        .env("CI", "1")
+        .env("RPT_SANDBOX", sandbox.path())
+        .envs(&sample.env);
+    let out = match output_with_input(cmd, sample.stdin.as_bytes()) {
+        Ok(out) => out,
+        Err(e) => return Verdict::Fail(format!("cannot run rpt: {e}")),
+    };
     let stderr = stderr_of(&out);
     if !stderr.contains("rpt: recompiled") {
         return Verdict::Fail(format!("rpt did not recompile:\n{stderr}"));

@@ -5,8 +5,8 @@
  *
  * Exact, as the real FPU (the oracle's cases agree bit for bit, flags included): loads and stores
  * of every format, fild/fist/fisttp, the four operations and fsqrt under every precision and
- * rounding control, compares, ftst, fxam, fchs, fabs, frndint, fscale, fxtract, the constants.
- * Not implemented here: fprem, fprem1 and the transcendental instructions (f2xm1, fsin, fcos,
+ * rounding control, compares, ftst, fxam, fchs, fabs, frndint, fscale, fxtract, fprem, fprem1, the
+ * constants. Not implemented here: the transcendental instructions (f2xm1, fsin, fcos,
  * fsincos, fptan, fpatan, fyl2x, fyl2xp1): a program that executes one stops with a message naming
  * it (docs/x87.md). Values are unpacked to a sign, an unbiased exponent and a significand with its
  * top bit set, and computed on 128-bit integers with a sticky bit, then rounded once.
@@ -671,11 +671,85 @@ static uint16_t unit_unary(uint16_t cw, unsigned op, struct rpt_f80 a, struct rp
 	}
 }
 
+/* (-1)^sign * rem * 2^(exp - 63), rem < 2^64: exact (every finite x87 value, and so every remainder of
+ * two, is a multiple of 2^-16445), a denormal below the normal range. */
+static struct rpt_f80 x87_exact(int sign, int32_t exp, uint64_t rem)
+{
+	if (rem == 0)
+		return x87_make(sign, 0, 0);
+	int shift = __builtin_clzll(rem);
+	exp -= shift;
+	rem <<= shift;
+	if (exp < -16382)
+		return x87_make(sign, 0, rem >> (-16382 - exp));
+	return x87_make(sign, (uint16_t)(exp + 16383), rem);
+}
+
+/* fprem (quotient truncated) and fprem1 (quotient rounded to nearest even): st(0) - q * st(1),
+ * exact, with the quotient's low three bits in C0 (bit 2), C3 (bit 1) and C1 (bit 0). When the
+ * exponents differ by 64 or more the reduction is partial (C2 set, C0, C1 and C3 clear): the
+ * manual's D - N with N "between 32 and 63" is 32 + D mod 32 on the Intel CPU the x87 oracle ran
+ * on, so st(0) is reduced to an exponent difference that is a multiple of 32, truncating the
+ * quotient in both forms. */
+static uint16_t x87_prem(int nearest, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *r)
+{
+	uint16_t flags = 0;
+	struct x87_val x = x87_unpack(a), y = x87_unpack(b);
+	if (x.cls == X87_NAN || y.cls == X87_NAN) {
+		*r = x87_nan_result(a, b, x.cls == X87_NAN, y.cls == X87_NAN, &flags);
+		return flags;
+	}
+	if (x.cls == X87_INF || y.cls == X87_ZERO) {
+		*r = x87_indefinite;
+		return SW_IE;
+	}
+	if (x.denormal || y.denormal)
+		flags |= SW_DE;
+	int32_t d = x.exp - y.exp;
+	if (x.cls == X87_ZERO || y.cls == X87_INF || d < -1) {
+		*r = a;
+		return flags;
+	}
+	if (d == -1) {
+		/* |st(0)| / |st(1)| is in [1/4, 1): the quotient is 0, or 1 for fprem1 above one half. */
+		if (nearest && x.sig > y.sig) {
+			*r = x87_exact(!x.sign, x.exp, (uint64_t)(((x87_u128)y.sig << 1) - x.sig));
+			return (uint16_t)(flags | SW_C1);
+		}
+		*r = a;
+		return flags;
+	}
+	int32_t n = d < 64 ? d : 32 + d % 32;
+	uint64_t rem;
+	x87_u128 q = x87_udiv((x87_u128)x.sig << n, y.sig, &rem);
+	int32_t exp = y.exp + (d - n);
+	if (d >= 64) {
+		*r = x87_exact(x.sign, exp, rem);
+		return (uint16_t)(flags | SW_C2);
+	}
+	int sign = x.sign;
+	if (nearest && ((x87_u128)rem << 1 > y.sig || ((x87_u128)rem << 1 == y.sig && (q & 1)))) {
+		q++;
+		rem = y.sig - rem;
+		sign = !sign;
+	}
+	*r = x87_exact(rem ? sign : x.sign, exp, rem);
+	if (q & 4)
+		flags |= SW_C0;
+	if (q & 2)
+		flags |= SW_C3;
+	if (q & 1)
+		flags |= SW_C1;
+	return flags;
+}
+
 static uint16_t unit_binary(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *r)
 {
 	uint16_t flags = 0;
+	if (op == X87_FPREM || op == X87_FPREM1)
+		return x87_prem(op == X87_FPREM1, a, b, r);
 	if (op != X87_FSCALE) {
-		static const char *const names[] = { "fpatan", "fyl2x", "fyl2xp1", "fscale", "fprem", "fprem1" };
+		static const char *const names[] = { "fpatan", "fyl2x", "fyl2xp1" };
 		x87_soft_missing(names[op - X87_FPATAN]);
 	}
 	struct x87_val x = x87_unpack(a), y = x87_unpack(b);

@@ -4,6 +4,9 @@
 #   ./build.sh                    builds every NAME.exe (the committed guest PEs) next to this script
 #   ./build.sh pe NAME OUTPUT     builds one sample's PE at OUTPUT
 #   ./build.sh oracle NAME OUTPUT builds one sample's native i386 Linux oracle at OUTPUT (tests do this)
+#   ./build.sh oracle-f64 NAME OUTPUT  the same with its float work in scalar SSE2 doubles
+#                                 (-msse2 -mfpmath=sse): every operation rounded to double, which is what
+#                                 the f64 x87 value model computes (the oracle of recipes/x87-mandel-f64.ron)
 #   ./build.sh check              builds every PE twice into a temporary directory and fails unless
 #                                 both builds and the committed PEs are byte-identical
 #   ./build.sh list               prints the sample names
@@ -56,7 +59,7 @@ build_pe() {
 
 build_oracle() {
     # shellcheck disable=SC2086
-    "$CC_ORACLE" $COMMON $(stdio_flags "$1") $(float_flags "$1") -static "$here/$1.c" -o "$2" -lm
+    "$CC_ORACLE" $COMMON $(stdio_flags "$1") $(float_flags "$1") $3 -static "$here/$1.c" -o "$2" -lm
 }
 
 case "${1:-}" in
@@ -67,7 +70,11 @@ pe)
     build_pe "${2:?usage: build.sh pe NAME OUTPUT}" "${3:?usage: build.sh pe NAME OUTPUT}"
     ;;
 oracle)
-    build_oracle "${2:?usage: build.sh oracle NAME OUTPUT}" "${3:?usage: build.sh oracle NAME OUTPUT}"
+    build_oracle "${2:?usage: build.sh oracle NAME OUTPUT}" "${3:?usage: build.sh oracle NAME OUTPUT}" ""
+    ;;
+oracle-f64)
+    build_oracle "${2:?usage: build.sh oracle-f64 NAME OUTPUT}" "${3:?usage: build.sh oracle-f64 NAME OUTPUT}" \
+        "-msse2 -mfpmath=sse"
     ;;
 check)
     tmp=$(mktemp -d)
@@ -84,7 +91,7 @@ list)
     echo $SAMPLES
     ;;
 *)
-    echo "usage: build.sh [pe NAME OUTPUT | oracle NAME OUTPUT | check | list]" >&2
+    echo "usage: build.sh [pe NAME OUTPUT | oracle NAME OUTPUT | oracle-f64 NAME OUTPUT | check | list]" >&2
     exit 64
     ;;
 esac
