@@ -94,3 +94,21 @@ fn recompiling_twice_gives_identical_sources_and_compiles_nothing_new() {
         assert!(a == b, "{path} differs between two runs on the same inputs");
     }
 }
+
+#[test]
+fn two_runs_of_one_recipe_into_one_gen_dir_take_turns() {
+    // Each would rewrite the same src/, obj/ and bin/; the generation lock makes the second wait.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (gen_dir, cache) = (dir.path().join("gen"), dir.path().join("cache"));
+    let runs: Vec<_> = (0..2)
+        .map(|_| {
+            let (gen_dir, cache) = (gen_dir.clone(), cache.clone());
+            std::thread::spawn(move || rpt_in("run", "recipes/demo-x86.ron", &gen_dir, &cache, &[]))
+        })
+        .collect();
+    let outputs: Vec<_> = runs.into_iter().map(|r| r.join().expect("thread")).collect();
+    for out in &outputs {
+        assert!(out.status.success(), "a concurrent run failed:\n{}", stderr_of(out));
+    }
+    assert_eq!(outputs[0].stdout, outputs[1].stdout);
+}
