@@ -468,8 +468,9 @@ static uint16_t unit_arith(uint16_t cw, unsigned op, struct rpt_f80 a, struct rp
 
 static uint16_t unit_compare(uint16_t cw, int unordered, struct rpt_f80 a, struct rpt_f80 b);
 
-/* A memory operand's denormal is not flagged next to a NaN st(0), nor, in a compare, next to an
- * infinite one (as this CPU does); the operation itself flags the rest. */
+/* A memory operand's denormal is not flagged next to a NaN st(0) (as this CPU does), in an
+ * arithmetic operation or a compare alike; next to an infinity it is. The operation itself flags
+ * the rest. */
 static uint16_t unit_arith_memory(uint16_t cw, unsigned op, unsigned kind, struct rpt_f80 a, uint64_t bits,
 				  struct rpt_f80 *out)
 {
@@ -477,6 +478,12 @@ static uint16_t unit_arith_memory(uint16_t cw, unsigned op, unsigned kind, struc
 	uint16_t flags = unit_load(cw, kind, bits, &b);
 	if ((a.se & 0x7fff) == 0x7fff && (a.m << 1))
 		flags &= (uint16_t)~SW_DE;
+	/* A signalling NaN operand takes part as one: against a quiet NaN in st(0) the quiet one is
+	 * the result, which the load's quieting would hide. The operation flags its IE. */
+	if ((flags & SW_IE) && (b.se & 0x7fff) == 0x7fff) {
+		b.m &= ~0x4000000000000000ull;
+		flags &= (uint16_t)~SW_IE;
+	}
 	uint16_t op_flags = unit_arith(cw, op, a, b, out);
 	/* A division by zero flags ZE alone. */
 	if (op_flags & SW_ZE)
@@ -488,7 +495,7 @@ static uint16_t unit_compare_memory(uint16_t cw, unsigned kind, struct rpt_f80 a
 {
 	struct rpt_f80 b;
 	uint16_t flags = unit_load(cw, kind, bits, &b);
-	if ((a.se & 0x7fff) == 0x7fff)
+	if ((a.se & 0x7fff) == 0x7fff && (a.m << 1))
 		flags &= (uint16_t)~SW_DE;
 	return (uint16_t)(flags | unit_compare(cw, 0, a, b));
 }
