@@ -10,12 +10,14 @@
 //! pass itself runs in process on the same functions, so the difference is the transport: encode,
 //! the call, decode in the plugin, and the same again for the answer.
 
-use std::collections::BTreeMap;
+#[path = "../tests/common/demo.rs"]
+mod demo;
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use rpt_api::abi::{LoadedPlugin, load, wire};
-use rpt_api::{GuestPlugin, PassParams, PassPlugin, Seeds};
+use rpt_api::abi::{LoadedPlugin, flat, load};
+use rpt_api::{PassParams, PassPlugin};
 use rpt_ir::Function;
 use rpt_pass_example::FoldConstants;
 
@@ -44,29 +46,9 @@ fn main() -> Result<(), String> {
         .nth(1)
         .map(PathBuf::from)
         .ok_or("usage: transport <path to librpt_pass_example.so built with --features export-plugin>")?;
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let image_bytes = std::fs::read(root.join("tests/guests/x86/demo.exe")).map_err(|e| e.to_string())?;
 
     // The demo's functions as the x86 guest lifts them.
-    let guest = rpt_guest_x86_pe::X86Pe;
-    let options = BTreeMap::new();
-    let image = guest.load(&image_bytes).map_err(|e| e.to_string())?;
-    let seeds = Seeds {
-        function_hints: [
-            0x4014b0, 0x4014c0, 0x4014d0, 0x4014e0, 0x4014f0, 0x401500, 0x401510, 0x401520,
-        ]
-        .into_iter()
-        .map(rpt_ir::GuestAddr)
-        .collect(),
-        ..Seeds::default()
-    };
-    let discovery = guest.discover(&image, &seeds);
-    let lifted: Vec<Function> = discovery
-        .functions
-        .iter()
-        .map(|addr| guest.lift(&image, *addr, &discovery.functions, &options).function)
-        .collect();
-    let state = guest.state(&options);
+    let (lifted, state) = demo::lifted()?;
     let program: Vec<Function> = lifted.iter().cycle().take(function_count()).cloned().collect();
     let insts: usize = program.iter().flat_map(|f| &f.blocks).map(|b| b.insts.len() + 1).sum();
     println!(
@@ -88,29 +70,20 @@ fn main() -> Result<(), String> {
     };
     let function_cx = batch_cx.function(0);
 
-    // The wire format alone: both directions, no call.
+    // The flat form alone: every function encoded and decoded once each way, no call.
     let started = Instant::now();
-    let request = wire::encode(&wire::Request::RunPass {
-        state: std::borrow::Cow::Borrowed(&state),
-        helpers: std::borrow::Cow::Borrowed(&helpers),
-        facts: std::borrow::Cow::Borrowed(&[]),
-        params: std::borrow::Cow::Borrowed(&params),
-        functions: std::borrow::Cow::Borrowed(&program),
-    })?;
+    let request = flat::encode_batch(&program);
     let encoded = started.elapsed();
-    let decoded: wire::Request<'static> = wire::decode(&request)?;
+    let decoded = flat::decode_batch(&request, program.len()).map_err(|e| e.to_string())?;
     println!(
         "  encode {:.1} ms, decode {:.1} ms",
         encoded.as_secs_f64() * 1e3,
         (started.elapsed() - encoded).as_secs_f64() * 1e3
     );
-    let wire::Request::RunPass { functions, .. } = decoded else {
-        return Err("the request decoded as another request".into());
-    };
-    let answer = wire::encode(&functions)?;
-    let back: Vec<Function> = wire::decode(&answer)?;
+    let answer = flat::encode_batch(&decoded);
+    let back = flat::decode_batch(&answer, decoded.len()).map_err(|e| e.to_string())?;
     let codec = started.elapsed();
-    assert_eq!(back.len(), function_count());
+    assert!(back == program, "the flat form does not round-trip");
     println!(
         "request {:.1} MB, answer {:.1} MB ({} bytes per function)",
         request.len() as f64 / 1e6,
@@ -118,6 +91,7 @@ fn main() -> Result<(), String> {
         answer.len() / function_count()
     );
     report("encode + decode, both directions", codec);
+    drop((request, decoded, answer, back));
 
     // The pass in process, for the work the plugin does besides transport.
     let mut in_process = program.clone();
@@ -149,5 +123,26 @@ fn main() -> Result<(), String> {
     assert!(single == in_process, "the plugin and the in-process pass disagree");
     report("pass through the plugin, a call per function", one_by_one);
     report("  of which transport", one_by_one.saturating_sub(work));
+
+    // The pass again over its own output: where it finds nothing more to fold, the plugin answers
+    // "unchanged" and the host decodes nothing.
+    let mut again_in_process = in_process.clone();
+    let started = Instant::now();
+    FoldConstants
+        .run_all(&mut again_in_process, &batch_cx, &params)
+        .map_err(|(i, e)| format!("function {i}: {e}"))?;
+    let again_work = started.elapsed();
+    let unchanged = again_in_process.iter().zip(&in_process).filter(|(a, b)| a == b).count();
+    println!("second run: {unchanged} of {} functions unchanged", function_count());
+    report("second run in process (no transport)", again_work);
+    let mut again = in_process.clone();
+    let started = Instant::now();
+    plugin
+        .run_all(&mut again, &batch_cx, &params)
+        .map_err(|(i, e)| format!("function {i}: {e}"))?;
+    let again_plugin = started.elapsed();
+    assert!(again == again_in_process, "the plugin and the in-process pass disagree");
+    report("second run through the plugin, one call", again_plugin);
+    report("  of which transport", again_plugin.saturating_sub(again_work));
     Ok(())
 }

@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
-use super::wire::{Answer, Fault, ImageRef, Request, decode, encode_answer};
+use super::flat;
+use super::wire::{Answer, FlatFunctions, Fault, ImageRef, Request, encode, encode_answer, split_envelope};
 use crate::{BatchContext, GuestImage, GuestPlugin, HostPlugin, PassPlugin};
 
 /// The text of a panic payload.
@@ -21,13 +22,14 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// Runs `answer` on the decoded request with panics caught, and encodes what it returns.
-fn serve(request: &[u8], answer: impl FnOnce(Request<'static>) -> Answer<Vec<u8>>) -> Vec<u8> {
-    let request: Request<'static> = match decode(request) {
+/// Runs `answer` on the decoded request (and the flat batch after it, empty for requests without
+/// one) with panics caught, and encodes what it returns.
+fn serve(request: &[u8], answer: impl FnOnce(Request<'static>, &[u8]) -> Answer<Vec<u8>>) -> Vec<u8> {
+    let (request, batch): (Request<'static>, &[u8]) = match split_envelope(request) {
         Ok(r) => r,
         Err(e) => return encode_answer::<()>(&Err(Fault::BadRequest(e))),
     };
-    match catch_unwind(AssertUnwindSafe(|| answer(request))) {
+    match catch_unwind(AssertUnwindSafe(|| answer(request, batch))) {
         // The answer is already encoded as `Answer<T>`.
         Ok(Ok(bytes)) => bytes,
         Ok(Err(fault)) => encode_answer::<()>(&Err(fault)),
@@ -42,7 +44,7 @@ fn ok<T: Serialize>(value: T) -> Answer<Vec<u8>> {
 
 /// Answers a request to a pass plugin; the `export_pass!` macro calls this.
 pub fn serve_pass<P: PassPlugin>(pass: &P, request: &[u8]) -> Vec<u8> {
-    serve(request, |request| match request {
+    serve(request, |request, batch| match request {
         Request::Info => ok(pass.info()),
         Request::CheckParams(params) => ok(pass.check_params(&params)),
         Request::Analyze { program, params } => ok(pass.analyze(&program, &params)),
@@ -54,14 +56,42 @@ pub fn serve_pass<P: PassPlugin>(pass: &P, request: &[u8]) -> Vec<u8> {
             params,
             functions,
         } => {
-            let mut functions = functions.into_owned();
-            let batch = BatchContext {
+            let count = usize::try_from(functions.count).unwrap_or(usize::MAX);
+            let bad = |e: flat::FlatError| Fault::BadRequest(format!("the functions do not decode: {e}"));
+            // The bytes each function arrived in, to tell afterwards which ones the pass changed.
+            let sent: Vec<&[u8]> = flat::read_batch(batch, count)
+                .map_err(bad)?
+                .into_iter()
+                .map(|entry| match entry {
+                    flat::Entry::Function(bytes) => Some(bytes),
+                    flat::Entry::Unchanged => None,
+                })
+                .collect::<Option<_>>()
+                .ok_or_else(|| Fault::BadRequest("a request marks a function unchanged".to_string()))?;
+            let mut funcs = Vec::with_capacity(sent.len());
+            for (index, bytes) in sent.iter().enumerate() {
+                funcs.push(flat::decode_function(bytes).map_err(|e| {
+                    bad(flat::FlatError::InFunction {
+                        index,
+                        source: Box::new(e),
+                    })
+                })?);
+            }
+            let context = BatchContext {
                 state: &state,
                 helpers: &helpers,
                 facts: &facts,
             };
-            let result = pass.run_all(&mut functions, &batch, &params);
-            ok(result.map(|()| functions))
+            match pass.run_all(&mut funcs, &context, &params) {
+                Ok(()) => {
+                    let envelope: Answer<Result<FlatFunctions, (usize, crate::PassError)>> =
+                        Ok(Ok(functions));
+                    let mut out = encode(&envelope).map_err(Fault::BadRequest)?;
+                    flat::encode_answer_into(&funcs, &sent, &mut out);
+                    Ok(out)
+                }
+                Err(failure) => ok(Err::<FlatFunctions, _>(failure)),
+            }
         }
         _ => Err(Fault::WrongKind),
     })
@@ -90,7 +120,7 @@ fn image(image: ImageRef<'static>) -> Result<Arc<GuestImage>, Fault> {
 
 /// Answers a request to a guest plugin; the `export_guest!` macro calls this.
 pub fn serve_guest<G: GuestPlugin>(guest: &G, request: &[u8]) -> Vec<u8> {
-    serve(request, |request| match request {
+    serve(request, |request, _| match request {
         Request::Info => ok(guest.info()),
         Request::CheckOptions(options) => ok(guest.check_options(&options)),
         Request::State(options) => ok(guest.state(&options)),
@@ -113,7 +143,7 @@ pub fn serve_guest<G: GuestPlugin>(guest: &G, request: &[u8]) -> Vec<u8> {
 
 /// Answers a request to a host plugin; the `export_host!` macro calls this.
 pub fn serve_host<H: HostPlugin>(host: &H, request: &[u8]) -> Vec<u8> {
-    serve(request, |request| match request {
+    serve(request, |request, _| match request {
         Request::Info => ok(host.info()),
         Request::HostDesc => ok(host.desc()),
         Request::CpuModels => ok(host.cpu_models()),

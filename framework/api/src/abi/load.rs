@@ -10,7 +10,8 @@ use abi_stable::std_types::RSlice;
 use rpt_ir::{Function, GuestAddr, HelperDecl, Program, StateDesc};
 use serde::de::DeserializeOwned;
 
-use super::wire::{Answer, Fault, ImageRef, Request, decode, encode};
+use super::flat;
+use super::wire::{Answer, FlatFunctions, Fault, ImageRef, Request, decode, encode, encode_with_batch, split_envelope};
 use super::{API_VERSION, PluginKind, PluginModuleRef, WIRE_VERSION};
 use crate::{
     BatchContext, CEnvironment, Codegen, CompilerSettings, CpuModel, Discovery, FunctionContext, GuestError,
@@ -313,26 +314,36 @@ impl PassPlugin for DynPass {
         batch: &BatchContext<'_>,
         params: &PassParams,
     ) -> Result<(), (usize, PassError)> {
+        let failed = |fault: PluginFault| (0, PassError::Failed(fault.to_string()));
         let request = Request::RunPass {
             state: Cow::Borrowed(batch.state),
             helpers: Cow::Borrowed(batch.helpers),
             facts: Cow::Borrowed(batch.facts),
             params: Cow::Borrowed(params),
-            functions: Cow::Borrowed(funcs),
+            functions: FlatFunctions {
+                count: funcs.len() as u64,
+            },
         };
-        let answer = self
-            .library
-            .call::<Result<Vec<Function>, (usize, PassError)>>("run", &request)
-            .map_err(|fault| (0, PassError::Failed(fault.to_string())))??;
-        if answer.len() != funcs.len() {
-            let fault = self.library.fault(
+        let bytes = encode_with_batch(&request, funcs)
+            .map_err(|e| failed(self.library.fault("run", format!("could not be sent a request: {e}"))))?;
+        let answer = (self.library.module.call())(RSlice::from_slice(&bytes));
+        drop(bytes);
+        let undecodable = |e: String| failed(self.library.fault("run", format!("sent an answer that does not decode: {e}")));
+        let (head, rest): (Answer<Result<FlatFunctions, (usize, PassError)>>, &[u8]) =
+            split_envelope(answer.as_slice()).map_err(undecodable)?;
+        let count = head.map_err(|fault| failed(self.library.fault("run", describe(&fault))))??;
+        if count.count != funcs.len() as u64 {
+            return Err(failed(self.library.fault(
                 "run",
-                format!("returned {} functions for {}", answer.len(), funcs.len()),
-            );
-            return Err((0, PassError::Failed(fault.to_string())));
+                format!("returned {} functions for {}", count.count, funcs.len()),
+            )));
         }
-        for (slot, func) in funcs.iter_mut().zip(answer) {
-            *slot = func;
+        // Only a whole answer is applied; functions marked unchanged keep the host's copy.
+        let changed = flat::decode_answer(rest, funcs.len()).map_err(|e| undecodable(e.to_string()))?;
+        for (slot, func) in funcs.iter_mut().zip(changed) {
+            if let Some(func) = func {
+                *slot = func;
+            }
         }
         Ok(())
     }

@@ -3,8 +3,13 @@
 //! The host encodes a request from borrowed data ([`Cow::Borrowed`]), the plugin decodes it into
 //! owned data, and the answer comes back as `Result<T, Fault>` where `T` is the return type of
 //! the trait method the request stands for. Postcard writes integers as varints and no field
-//! names, so a function of a few hundred instructions takes a few kilobytes and encodes in
-//! microseconds.
+//! names, which suits the small, varied data of most calls.
+//!
+//! IR functions are the exception: a pass over a program carries millions of instructions, and
+//! serde's generic path costs hundreds of host instructions per IR instruction. So
+//! [`Request::RunPass`] and its answer carry a [`FlatFunctions`] marker in the envelope, and the
+//! functions follow the envelope in the same buffer as a [`flat`](super::flat) batch
+//! ([`encode_with_batch`], [`split_envelope`]).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -51,8 +56,8 @@ pub enum Request<'a> {
         facts: Cow<'a, [Vec<u8>]>,
         /// The pass's parameters.
         params: Cow<'a, PassParams>,
-        /// The functions to transform.
-        functions: Cow<'a, [Function]>,
+        /// The functions to transform, as a flat batch after the envelope.
+        functions: FlatFunctions,
     },
     /// [`GuestPlugin::check_options`](crate::GuestPlugin::check_options).
     CheckOptions(Cow<'a, GuestOptions>),
@@ -112,6 +117,15 @@ pub enum Request<'a> {
     Runner,
 }
 
+/// Stands in an envelope for the [`flat`](super::flat) batch of functions that follows it in the
+/// same buffer: a [`Request::RunPass`] carries every function in full, its answer
+/// (`Answer<Result<FlatFunctions, (usize, PassError)>>`) marks those the pass left unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlatFunctions {
+    /// How many functions the batch holds.
+    pub count: u64,
+}
+
 /// Why a call produced no answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Fault {
@@ -138,6 +152,20 @@ pub fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, String> {
 /// Decodes a value written by [`encode`].
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     postcard::from_bytes(bytes).map_err(|e| e.to_string())
+}
+
+/// Encodes an envelope followed by the flat batch of `functions`, in one buffer that is allocated
+/// once at its final size.
+pub fn encode_with_batch<T: Serialize + ?Sized>(envelope: &T, functions: &[Function]) -> Result<Vec<u8>, String> {
+    let mut out = encode(envelope)?;
+    super::flat::encode_batch_into(functions, &mut out);
+    Ok(out)
+}
+
+/// Decodes the envelope at the start of `bytes` and returns it with the bytes after it (the flat
+/// batch of a request or answer that has one, nothing otherwise).
+pub fn split_envelope<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<(T, &'a [u8]), String> {
+    postcard::take_from_bytes(bytes).map_err(|e| e.to_string())
 }
 
 /// Encodes an answer; if the answer itself cannot be encoded, the encoding of that fault.
@@ -172,17 +200,24 @@ mod tests {
             helpers: Cow::Borrowed(&helpers),
             facts: Cow::Owned(vec![vec![1, 2, 3]]),
             params: Cow::Borrowed(&params),
-            functions: Cow::Borrowed(std::slice::from_ref(&function)),
+            functions: FlatFunctions { count: 1 },
         };
-        let bytes = encode(&request).expect("encodes");
-        let Request::RunPass {
-            state: s, functions, ..
-        } = decode(&bytes).expect("decodes")
+        let bytes = encode_with_batch(&request, std::slice::from_ref(&function)).expect("encodes");
+        let (
+            Request::RunPass {
+                state: s, functions, ..
+            },
+            batch,
+        ) = split_envelope(&bytes).expect("decodes")
         else {
             panic!("another request came back");
         };
         assert_eq!(*s, state);
-        assert_eq!(functions.as_ref(), std::slice::from_ref(&function));
+        assert_eq!(functions, FlatFunctions { count: 1 });
+        assert_eq!(
+            crate::abi::flat::decode_batch(batch, 1).expect("the batch decodes"),
+            vec![function]
+        );
     }
 
     #[test]

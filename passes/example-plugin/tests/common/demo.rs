@@ -1,0 +1,35 @@
+//! The x86 demo's functions as the built-in x86 guest lifts them: real IR for the transport
+//! benchmark (examples/transport.rs) and the flat-form tests (tests/flat.rs), which include this
+//! file by path.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use rpt_api::{GuestPlugin, Seeds};
+use rpt_ir::{Function, StateDesc};
+
+/// The demo's lifted functions and the guest state they use.
+pub fn lifted() -> Result<(Vec<Function>, StateDesc), String> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let image_bytes = std::fs::read(root.join("tests/guests/x86/demo.exe")).map_err(|e| e.to_string())?;
+    let guest = rpt_guest_x86_pe::X86Pe;
+    let options = BTreeMap::new();
+    let image = guest.load(&image_bytes).map_err(|e| e.to_string())?;
+    // The demo's functions reached only through a table, as recipes/demo-x86.ron names them.
+    let seeds = Seeds {
+        function_hints: [
+            0x4014b0, 0x4014c0, 0x4014d0, 0x4014e0, 0x4014f0, 0x401500, 0x401510, 0x401520,
+        ]
+        .into_iter()
+        .map(rpt_ir::GuestAddr)
+        .collect(),
+        ..Seeds::default()
+    };
+    let discovery = guest.discover(&image, &seeds);
+    let functions = discovery
+        .functions
+        .iter()
+        .map(|addr| guest.lift(&image, *addr, &discovery.functions, &options).function)
+        .collect();
+    Ok((functions, guest.state(&options)))
+}
