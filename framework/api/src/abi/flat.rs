@@ -254,19 +254,17 @@ pub fn function_len(func: &Function) -> usize {
     measure(func).bytes(func)
 }
 
-/// Writes the side area's words in order into space sized by [`measure`]. If the space were too
-/// small (a disagreement between `measure` and the writer, which the tests rule out) the extra
-/// words are dropped and the decoder reports the function as truncated; nothing panics.
-struct SideWriter<'a> {
-    words: std::slice::ChunksExactMut<'a, u8>,
+/// Collects the side area of the function being written, which goes after all its records; the
+/// encoder keeps one and reuses it from function to function.
+#[derive(Default)]
+struct SideWriter {
+    bytes: Vec<u8>,
 }
 
-impl SideWriter<'_> {
+impl SideWriter {
     #[inline]
     fn put(&mut self, word: u32) {
-        if let Some(slot) = self.words.next() {
-            slot.copy_from_slice(&word.to_le_bytes());
-        }
+        self.bytes.extend_from_slice(&word.to_le_bytes());
     }
 
     fn value(&mut self, v: Value) {
@@ -291,18 +289,9 @@ impl SideWriter<'_> {
     }
 
     fn bytes(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(WORD);
-        for chunk in chunks.by_ref() {
-            let mut word = [0; WORD];
-            word.copy_from_slice(chunk);
-            self.put(u32::from_le_bytes(word));
-        }
-        let tail = chunks.remainder();
-        if !tail.is_empty() {
-            let mut word = [0; WORD];
-            word[..tail.len()].copy_from_slice(tail);
-            self.put(u32::from_le_bytes(word));
-        }
+        self.bytes.extend_from_slice(bytes);
+        let padding = bytes.len().next_multiple_of(WORD) - bytes.len();
+        self.bytes.extend_from_slice(&[0; WORD][..padding]);
     }
 }
 
@@ -330,7 +319,7 @@ fn endian_flags(endian: Endian) -> u8 {
 
 /// The record of one instruction; its side words go to `side`.
 #[inline]
-fn encode_inst(inst: &Inst, side: &mut SideWriter<'_>) -> [u8; RECORD] {
+fn encode_inst(inst: &Inst, side: &mut SideWriter) -> [u8; RECORD] {
     let (has, result) = match inst.result {
         Some(v) => (HAS_RESULT, v.0),
         None => (0, 0),
@@ -422,14 +411,14 @@ fn target_kind(target: &CallTarget) -> u8 {
     }
 }
 
-fn encode_target(target: &CallTarget, side: &mut SideWriter<'_>) {
+fn encode_target(target: &CallTarget, side: &mut SideWriter) {
     match target {
         CallTarget::Direct(addr) => side.u64(addr.0),
         CallTarget::Indirect(v) => side.value(*v),
     }
 }
 
-fn encode_term(term: &Terminator, side: &mut SideWriter<'_>) {
+fn encode_term(term: &Terminator, side: &mut SideWriter) {
     match term {
         Terminator::Jump(dest) => {
             side.put(term_word(TERM_JUMP, 0, 0));
@@ -472,11 +461,9 @@ fn encode_term(term: &Terminator, side: &mut SideWriter<'_>) {
     }
 }
 
-fn encode_measured(func: &Function, m: Measure, out: &mut Vec<u8>) {
-    let start = out.len();
-    out.resize(start + m.bytes(func), 0);
-    let buf = &mut out[start..];
-    let (header, rest) = buf.split_at_mut(FUNCTION_HEADER);
+/// Appends `func` to `out`, which has room for it (`m.bytes(func)` more bytes): everything is
+/// written front to back, the side area collected in `side` and copied after the records.
+fn encode_measured(func: &Function, m: Measure, side: &mut SideWriter, out: &mut Vec<u8>) {
     let mut h = [0u8; FUNCTION_HEADER];
     h[0..8].copy_from_slice(&func.entry.0.to_le_bytes());
     // Counts are u32 like the IR's own indices: a function with 2^32 values or instructions would
@@ -485,36 +472,27 @@ fn encode_measured(func: &Function, m: Measure, out: &mut Vec<u8>) {
     h[12..16].copy_from_slice(&(func.blocks.len() as u32).to_le_bytes());
     h[16..20].copy_from_slice(&(m.insts as u32).to_le_bytes());
     h[20..24].copy_from_slice(&(m.side_words as u32).to_le_bytes());
-    header.copy_from_slice(&h);
-    let (types, rest) = rest.split_at_mut(func.value_types.len());
-    for (byte, ty) in types.iter_mut().zip(&func.value_types) {
-        *byte = *ty as u8;
-    }
-    let (records, side) = rest.split_at_mut(RECORD * m.insts);
-    let mut records = records.chunks_exact_mut(RECORD);
-    let mut side = SideWriter {
-        words: side.chunks_exact_mut(WORD),
-    };
+    out.extend_from_slice(&h);
+    out.extend(func.value_types.iter().map(|ty| *ty as u8));
+    side.bytes.clear();
     for block in &func.blocks {
         side.put(block.params.len() as u32);
         side.values(&block.params);
         side.put(block.insts.len() as u32);
         for inst in &block.insts {
-            let rec = encode_inst(inst, &mut side);
-            if let Some(slot) = records.next() {
-                slot.copy_from_slice(&rec);
-            }
+            out.extend_from_slice(&encode_inst(inst, side));
         }
-        encode_term(&block.term, &mut side);
+        encode_term(&block.term, side);
     }
-    debug_assert!(records.next().is_none() && side.words.next().is_none());
+    debug_assert_eq!(side.bytes.len(), m.side_words * WORD, "measure and the encoder disagree");
+    out.extend_from_slice(&side.bytes);
 }
 
 /// Appends the flat encoding of one function to `out`, reserving its exact size first.
 pub fn encode_function_into(func: &Function, out: &mut Vec<u8>) {
     let m = measure(func);
     out.reserve(m.bytes(func));
-    encode_measured(func, m, out);
+    encode_measured(func, m, &mut SideWriter::default(), out);
 }
 
 fn batch_header(count: usize) -> [u8; BATCH_HEADER] {
@@ -541,9 +519,10 @@ pub fn encode_batch_into(funcs: &[Function], out: &mut Vec<u8>) {
             .sum::<usize>();
     out.reserve(total);
     out.extend_from_slice(&batch_header(funcs.len()));
+    let mut side = SideWriter::default();
     for (func, m) in funcs.iter().zip(&measures) {
         out.extend_from_slice(&(m.bytes(func) as u64).to_le_bytes());
-        encode_measured(func, *m, out);
+        encode_measured(func, *m, &mut side, out);
     }
 }
 
@@ -574,11 +553,12 @@ pub fn encode_answer_into(funcs: &[Function], sent: &[&[u8]], out: &mut Vec<u8>)
             .sum::<usize>();
     out.reserve(total);
     out.extend_from_slice(&batch_header(funcs.len()));
+    let mut side = SideWriter::default();
     for (index, (func, m)) in funcs.iter().zip(&measures).enumerate() {
         let len = m.bytes(func);
         let at = out.len();
         out.extend_from_slice(&(len as u64).to_le_bytes());
-        encode_measured(func, *m, out);
+        encode_measured(func, *m, &mut side, out);
         let unchanged = sent
             .get(index)
             .is_some_and(|before| out.get(at + ENTRY_HEADER..) == Some(*before));
@@ -595,7 +575,9 @@ pub fn encode_answer_into(funcs: &[Function], sent: &[&[u8]], out: &mut Vec<u8>)
 /// Takes `N` bytes off the front of `bytes`.
 #[inline]
 fn take<'a, const N: usize>(bytes: &mut &'a [u8], what: &'static str) -> Result<&'a [u8; N], FlatError> {
-    let (head, rest) = bytes.split_first_chunk::<N>().ok_or(FlatError::Truncated(what))?;
+    let Some((head, rest)) = bytes.split_first_chunk::<N>() else {
+        return Err(FlatError::Truncated(what));
+    };
     *bytes = rest;
     Ok(head)
 }
@@ -609,10 +591,13 @@ fn u32_at(bytes: &[u8; RECORD], at: usize) -> u32 {
 
 #[inline]
 fn pick<T: Copy>(all: &[T], index: u8, what: &'static str) -> Result<T, FlatError> {
-    all.get(usize::from(index)).copied().ok_or(FlatError::Invalid {
-        what,
-        value: u64::from(index),
-    })
+    match all.get(usize::from(index)) {
+        Some(x) => Ok(*x),
+        None => Err(FlatError::Invalid {
+            what,
+            value: u64::from(index),
+        }),
+    }
 }
 
 fn ty(index: u8) -> Result<Type, FlatError> {
@@ -662,7 +647,7 @@ impl<'a> SideReader<'a> {
         let (words, rest) = self
             .bytes
             .split_at_checked(n.saturating_mul(WORD))
-            .ok_or(FlatError::Truncated("the side area"))?;
+            .ok_or_else(|| FlatError::Truncated("the side area"))?;
         self.bytes = rest;
         Ok(words
             .chunks_exact(WORD)
@@ -680,9 +665,9 @@ impl<'a> SideReader<'a> {
         let (bytes, rest) = self
             .bytes
             .split_at_checked(padded)
-            .ok_or(FlatError::Truncated("a helper name"))?;
+            .ok_or_else(|| FlatError::Truncated("a helper name"))?;
         self.bytes = rest;
-        bytes.get(..len).ok_or(FlatError::Truncated("a helper name"))
+        bytes.get(..len).ok_or_else(|| FlatError::Truncated("a helper name"))
     }
 
     fn block_call(&mut self) -> Result<BlockCall, FlatError> {
@@ -908,10 +893,10 @@ pub fn decode_function(bytes: &[u8]) -> Result<Function, FlatError> {
     }
     let (types, rest) = rest
         .split_at_checked(value_count)
-        .ok_or(FlatError::Truncated("the value types"))?;
+        .ok_or_else(|| FlatError::Truncated("the value types"))?;
     let (mut records, side) = rest
         .split_at_checked(inst_count * RECORD)
-        .ok_or(FlatError::Truncated("the instruction records"))?;
+        .ok_or_else(|| FlatError::Truncated("the instruction records"))?;
     let mut side = SideReader { bytes: side };
     let mut value_types = Vec::with_capacity(value_count);
     for &t in types {
