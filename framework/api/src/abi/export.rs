@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 
 use super::flat;
-use super::wire::{Answer, FlatFunctions, Fault, ImageRef, Request, encode, encode_answer, split_envelope};
+use rpt_ir::{HelperDecl, StateDesc};
+
+use super::wire::{Answer, ContextRef, FlatFunctions, Fault, ImageRef, Request, encode, encode_answer, split_envelope};
 use crate::{BatchContext, GuestImage, GuestPlugin, HostPlugin, PassPlugin};
 
 /// The text of a panic payload.
@@ -50,8 +52,7 @@ pub fn serve_pass<P: PassPlugin>(pass: &P, request: &[u8]) -> Vec<u8> {
         Request::Analyze { program, params } => ok(pass.analyze(&program, &params)),
         Request::Codegen(params) => ok(pass.codegen(&params)),
         Request::RunPass {
-            state,
-            helpers,
+            context,
             facts,
             params,
             functions,
@@ -77,12 +78,13 @@ pub fn serve_pass<P: PassPlugin>(pass: &P, request: &[u8]) -> Vec<u8> {
                     })
                 })?);
             }
-            let context = BatchContext {
-                state: &state,
-                helpers: &helpers,
+            let context = pass_context(context)?;
+            let batch_context = BatchContext {
+                state: &context.0,
+                helpers: &context.1,
                 facts: &facts,
             };
-            match pass.run_all(&mut funcs, &context, &params) {
+            match pass.run_all(&mut funcs, &batch_context, &params) {
                 Ok(()) => {
                     let envelope: Answer<Result<FlatFunctions, (usize, crate::PassError)>> =
                         Ok(Ok(functions));
@@ -97,10 +99,32 @@ pub fn serve_pass<P: PassPlugin>(pass: &P, request: &[u8]) -> Vec<u8> {
     })
 }
 
+/// The state and helpers a pass plugin was sent, by the number the host gave them.
+type PassContext = Arc<(StateDesc, BTreeMap<String, HelperDecl>)>;
+
+/// Contexts a pass plugin was sent; a host sends one per program, so the latest few are kept.
+static CONTEXTS: Mutex<BTreeMap<u64, PassContext>> = Mutex::new(BTreeMap::new());
+
+fn pass_context(context: ContextRef<'static>) -> Result<PassContext, Fault> {
+    let mut contexts = CONTEXTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    match context {
+        ContextRef::Full(id, state, helpers) => {
+            let context = Arc::new((state.into_owned(), helpers.into_owned()));
+            contexts.insert(id, context.clone());
+            while contexts.len() > KEPT_IMAGES {
+                contexts.pop_first();
+            }
+            Ok(context)
+        }
+        ContextRef::Cached(id) => contexts.get(&id).cloned().ok_or(Fault::UnknownContext(id)),
+    }
+}
+
 /// Images a guest plugin was sent, by the number the host gave them. Hosts send one image per
 /// run, so the cache holds the latest few.
 static IMAGES: Mutex<BTreeMap<u64, Arc<GuestImage>>> = Mutex::new(BTreeMap::new());
 
+/// How many images (or pass contexts) a plugin keeps.
 const KEPT_IMAGES: usize = 4;
 
 fn image(image: ImageRef<'static>) -> Result<Arc<GuestImage>, Fault> {
@@ -153,4 +177,100 @@ pub fn serve_host<H: HostPlugin>(host: &H, request: &[u8]) -> Vec<u8> {
         Request::Runner => ok(host.runner()),
         _ => Err(Fault::WrongKind),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use rpt_ir::{Function, GuestAddr, Slot, SlotLayout, SlotRole, Type};
+
+    use super::*;
+    use crate::abi::flat;
+    use crate::abi::wire::{encode_with_batch, split_envelope};
+    use crate::{FunctionContext, PassError, PassParams, PluginInfo};
+
+    /// Moves the entry of functions at odd addresses by the number of state slots, so the answer
+    /// shows both that the context arrived and which functions changed.
+    struct ShiftOdd;
+
+    impl PassPlugin for ShiftOdd {
+        fn info(&self) -> PluginInfo {
+            PluginInfo {
+                name: "shift-odd".into(),
+                version: "0".into(),
+                hash: String::new(),
+            }
+        }
+
+        fn check_params(&self, _: &PassParams) -> Result<(), PassError> {
+            Ok(())
+        }
+
+        fn run(&self, func: &mut Function, cx: &FunctionContext<'_>, _: &PassParams) -> Result<(), PassError> {
+            if func.entry.0 % 2 == 1 {
+                func.entry.0 += cx.state.len() as u64;
+            }
+            Ok(())
+        }
+    }
+
+    fn run(context: ContextRef<'_>, funcs: &[Function]) -> Answer<(FlatFunctions, Vec<Option<Function>>)> {
+        let params = PassParams::new();
+        let request = Request::RunPass {
+            context,
+            facts: Cow::Owned(Vec::new()),
+            params: Cow::Borrowed(&params),
+            functions: FlatFunctions {
+                count: funcs.len() as u64,
+            },
+        };
+        let bytes = serve_pass(&ShiftOdd, &encode_with_batch(&request, funcs).expect("encodes"));
+        let (head, rest): (Answer<Result<FlatFunctions, (usize, PassError)>>, &[u8]) =
+            split_envelope(&bytes).expect("the answer decodes");
+        let count = head?.expect("the pass succeeds");
+        Ok((count, flat::decode_answer(rest, funcs.len()).expect("the batch decodes")))
+    }
+
+    #[test]
+    fn a_pass_answers_with_changed_functions_and_keeps_its_context() {
+        let mut state = StateDesc::new();
+        for name in ["eax", "ebx", "ecx"] {
+            state
+                .add(Slot {
+                    name: name.into(),
+                    ty: Type::I32,
+                    role: SlotRole::Gpr,
+                    layout: SlotLayout::Plain,
+                })
+                .expect("slot");
+        }
+        let helpers = BTreeMap::new();
+        let funcs: Vec<Function> = [0x10, 0x11, 0x12].map(|a| Function::new(GuestAddr(a))).into();
+        // A number the plugin was never sent.
+        let id = u64::MAX - 7;
+        assert_eq!(run(ContextRef::Cached(id), &funcs), Err(Fault::UnknownContext(id)));
+        let full = ContextRef::Full(id, Cow::Borrowed(&state), Cow::Borrowed(&helpers));
+        let moved = Some(Function::new(GuestAddr(0x14)));
+        let expected = (FlatFunctions { count: 3 }, vec![None, moved, None]);
+        assert_eq!(run(full, &funcs), Ok(expected.clone()));
+        assert_eq!(run(ContextRef::Cached(id), &funcs), Ok(expected));
+    }
+
+    #[test]
+    fn a_request_with_a_broken_batch_is_refused() {
+        let params = PassParams::new();
+        let request = Request::RunPass {
+            context: ContextRef::Cached(1),
+            facts: Cow::Owned(Vec::new()),
+            params: Cow::Borrowed(&params),
+            functions: FlatFunctions { count: 1 },
+        };
+        let mut bytes = encode_with_batch(&request, &[Function::new(GuestAddr(1))]).expect("encodes");
+        bytes.pop();
+        let answer = serve_pass(&ShiftOdd, &bytes);
+        let (head, _): (Answer<Result<FlatFunctions, (usize, PassError)>>, &[u8]) =
+            split_envelope(&answer).expect("the answer decodes");
+        assert!(matches!(&head, Err(Fault::BadRequest(m)) if m.contains("do not decode")), "{head:?}");
+    }
 }

@@ -600,14 +600,6 @@ fn pick<T: Copy>(all: &[T], index: u8, what: &'static str) -> Result<T, FlatErro
     }
 }
 
-fn ty(index: u8) -> Result<Type, FlatError> {
-    pick(&Type::ALL, index, "type")
-}
-
-fn rounding(flags: u8) -> Result<Rounding, FlatError> {
-    pick(&Rounding::ALL, (flags & ROUNDING_MASK) >> ROUNDING_SHIFT, "rounding")
-}
-
 fn endian(flags: u8) -> Endian {
     if flags & BIG_ENDIAN != 0 { Endian::Big } else { Endian::Little }
 }
@@ -740,12 +732,74 @@ impl<'a> SideReader<'a> {
     }
 }
 
+/// The first thing wrong in the instructions of a block. Instruction decoding carries no
+/// `Result`: a bad field gives a harmless stand-in and is noted here, and the decoder checks once
+/// per block, so the common path is a plain match.
+#[derive(Default)]
+struct Trouble(Option<FlatError>);
+
+impl Trouble {
+    #[cold]
+    #[inline(never)]
+    fn note(&mut self, error: FlatError) {
+        if self.0.is_none() {
+            self.0 = Some(error);
+        }
+    }
+
+    #[inline]
+    fn pick<T: Copy>(&mut self, all: &[T], index: u8, stand_in: T, what: &'static str) -> T {
+        match all.get(usize::from(index)) {
+            Some(x) => *x,
+            None => {
+                self.note(FlatError::Invalid {
+                    what,
+                    value: u64::from(index),
+                });
+                stand_in
+            }
+        }
+    }
+
+    #[inline]
+    fn ty(&mut self, index: u8) -> Type {
+        self.pick(&Type::ALL, index, Type::I1, "type")
+    }
+
+    #[inline]
+    fn rounding(&mut self, flags: u8) -> Rounding {
+        let index = (flags & ROUNDING_MASK) >> ROUNDING_SHIFT;
+        self.pick(&Rounding::ALL, index, Rounding::Nearest, "rounding")
+    }
+
+    #[inline]
+    fn word(&mut self, side: &mut SideReader<'_>) -> u32 {
+        match side.bytes.split_first_chunk::<WORD>() {
+            Some((word, rest)) => {
+                side.bytes = rest;
+                u32::from_le_bytes(*word)
+            }
+            None => {
+                self.note(FlatError::Truncated("the side area"));
+                0
+            }
+        }
+    }
+
+    fn check<T>(&mut self, result: Result<T, FlatError>, stand_in: T) -> T {
+        result.unwrap_or_else(|error| {
+            self.note(error);
+            stand_in
+        })
+    }
+}
+
 /// Decodes one instruction record, taking its side words from `side`.
 #[inline]
-fn decode_inst(r: &[u8; RECORD], side: &mut SideReader<'_>) -> Result<Inst, FlatError> {
-    let [tag, op, t, flags] = [r[0], r[1], r[2], r[3]];
+fn decode_inst(r: &[u8; RECORD], side: &mut SideReader<'_>, t: &mut Trouble) -> Inst {
+    let [tag, op, ty, flags] = [r[0], r[1], r[2], r[3]];
     if flags & !KNOWN_FLAGS != 0 {
-        return Err(FlatError::Invalid {
+        t.note(FlatError::Invalid {
             what: "instruction flags",
             value: u64::from(flags),
         });
@@ -755,62 +809,62 @@ fn decode_inst(r: &[u8; RECORD], side: &mut SideReader<'_>) -> Result<Inst, Flat
     let b = u32_at(r, 12);
     let kind = match tag {
         TAG_ICONST => InstKind::Iconst {
-            ty: ty(t)?,
+            ty: t.ty(ty),
             imm: u64::from(a) | u64::from(b) << 32,
         },
         TAG_FCONST => {
-            let high = side.u64()?;
+            let high = u64::from(t.word(side)) | u64::from(t.word(side)) << 32;
             InstKind::Fconst {
-                ty: ty(t)?,
+                ty: t.ty(ty),
                 bits: u128::from(a) | u128::from(b) << 32 | u128::from(high) << 64,
             }
         }
         TAG_UNARY => InstKind::Unary {
-            op: pick(UnaryOp::ALL, op, "unary operator")?,
+            op: t.pick(UnaryOp::ALL, op, UnaryOp::Not, "unary operator"),
             arg: Value(a),
         },
         TAG_BINARY => InstKind::Binary {
-            op: pick(BinaryOp::ALL, op, "binary operator")?,
+            op: t.pick(BinaryOp::ALL, op, BinaryOp::Add, "binary operator"),
             args: [Value(a), Value(b)],
         },
         TAG_ICMP => InstKind::Icmp {
-            cond: pick(IntCC::ALL, op, "integer condition")?,
+            cond: t.pick(IntCC::ALL, op, IntCC::Eq, "integer condition"),
             args: [Value(a), Value(b)],
         },
         TAG_SELECT => InstKind::Select {
             cond: Value(a),
             if_true: Value(b),
-            if_false: side.value()?,
+            if_false: Value(t.word(side)),
         },
         TAG_CONVERT => InstKind::Convert {
-            op: pick(ConvOp::ALL, op, "conversion")?,
+            op: t.pick(ConvOp::ALL, op, ConvOp::Zext, "conversion"),
             arg: Value(a),
-            to: ty(t)?,
+            to: t.ty(ty),
         },
         TAG_FBINARY => InstKind::FBinary {
-            op: pick(FBinaryOp::ALL, op, "float operator")?,
-            rounding: rounding(flags)?,
+            op: t.pick(FBinaryOp::ALL, op, FBinaryOp::Fadd, "float operator"),
+            rounding: t.rounding(flags),
             args: [Value(a), Value(b)],
         },
         TAG_FTERNARY => InstKind::FTernary {
-            op: pick(FTernaryOp::ALL, op, "ternary float operator")?,
-            rounding: rounding(flags)?,
-            args: [Value(a), Value(b), side.value()?],
+            op: t.pick(FTernaryOp::ALL, op, FTernaryOp::Fma, "ternary float operator"),
+            rounding: t.rounding(flags),
+            args: [Value(a), Value(b), Value(t.word(side))],
         },
         TAG_FUNARY => InstKind::FUnary {
-            op: pick(FUnaryOp::ALL, op, "unary float operator")?,
-            rounding: rounding(flags)?,
+            op: t.pick(FUnaryOp::ALL, op, FUnaryOp::Fsqrt, "unary float operator"),
+            rounding: t.rounding(flags),
             arg: Value(a),
         },
         TAG_FCMP => InstKind::Fcmp {
-            cond: pick(FloatCC::ALL, op, "float condition")?,
+            cond: t.pick(FloatCC::ALL, op, FloatCC::Eq, "float condition"),
             args: [Value(a), Value(b)],
         },
         TAG_FCONVERT => InstKind::FConvert {
-            op: pick(FConvOp::ALL, op, "float conversion")?,
-            rounding: rounding(flags)?,
+            op: t.pick(FConvOp::ALL, op, FConvOp::Fconvert, "float conversion"),
+            rounding: t.rounding(flags),
             arg: Value(a),
-            to: ty(t)?,
+            to: t.ty(ty),
         },
         TAG_GET_SLOT => InstKind::GetSlot { slot: SlotId(a) },
         TAG_SET_SLOT => InstKind::SetSlot {
@@ -824,10 +878,10 @@ fn decode_inst(r: &[u8; RECORD], side: &mut SideReader<'_>) -> Result<Inst, Flat
         TAG_SET_INDEXED => InstKind::SetIndexed {
             slot: SlotId(a),
             index: Value(b),
-            value: side.value()?,
+            value: Value(t.word(side)),
         },
         TAG_LOAD => InstKind::Load {
-            ty: ty(t)?,
+            ty: t.ty(ty),
             endian: endian(flags),
             space: AddrSpace(op),
             addr: Value(a),
@@ -838,31 +892,36 @@ fn decode_inst(r: &[u8; RECORD], side: &mut SideReader<'_>) -> Result<Inst, Flat
             addr: Value(a),
             value: Value(b),
         },
-        TAG_CALL_HELPER => {
-            if (a as usize).saturating_mul(WORD) > side.bytes.len() {
-                return Err(FlatError::Invalid {
-                    what: "helper argument count",
-                    value: u64::from(a),
-                });
-            }
-            let args = side.values(a as usize)?;
-            let name = side.bytes(b as usize)?;
-            InstKind::CallHelper {
-                helper: std::str::from_utf8(name).map_err(|_| FlatError::Utf8)?.to_owned(),
-                args,
-            }
-        }
+        TAG_CALL_HELPER => decode_call_helper(a, b, side, t),
         TAG_MARK => InstKind::Mark {
             pc: GuestAddr(u64::from(a) | u64::from(b) << 32),
         },
         other => {
-            return Err(FlatError::Invalid {
+            t.note(FlatError::Invalid {
                 what: "instruction tag",
                 value: u64::from(other),
             });
+            InstKind::Mark { pc: GuestAddr(0) }
         }
     };
-    Ok(Inst { result, kind })
+    Inst { result, kind }
+}
+
+/// The arguments and name of a helper call: `count` argument words, then `name_len` bytes of name.
+#[inline(never)]
+fn decode_call_helper(count: u32, name_len: u32, side: &mut SideReader<'_>, t: &mut Trouble) -> InstKind {
+    let count = count as usize;
+    if count.saturating_mul(WORD) > side.bytes.len() {
+        t.note(FlatError::Invalid {
+            what: "helper argument count",
+            value: count as u64,
+        });
+        return InstKind::Mark { pc: GuestAddr(0) };
+    }
+    let args = t.check(side.values(count), Vec::new());
+    let name = t.check(side.bytes(name_len as usize), &[]);
+    let helper = t.check(String::from_utf8(name.to_vec()).map_err(|_| FlatError::Utf8), String::new());
+    InstKind::CallHelper { helper, args }
 }
 
 /// Decodes exactly one function's encoding, as [`encode_function_into`] writes it.
@@ -898,9 +957,10 @@ pub fn decode_function(bytes: &[u8]) -> Result<Function, FlatError> {
         .split_at_checked(inst_count * RECORD)
         .ok_or_else(|| FlatError::Truncated("the instruction records"))?;
     let mut side = SideReader { bytes: side };
-    let mut value_types = Vec::with_capacity(value_count);
-    for &t in types {
-        value_types.push(ty(t)?);
+    let mut trouble = Trouble::default();
+    let value_types: Vec<Type> = types.iter().map(|&index| trouble.ty(index)).collect();
+    if let Some(error) = trouble.0 {
+        return Err(error);
     }
     let mut blocks = Vec::with_capacity(block_count);
     for _ in 0..block_count {
@@ -912,10 +972,19 @@ pub fn decode_function(bytes: &[u8]) -> Result<Function, FlatError> {
                 value: n as u64,
             });
         }
-        let mut insts = Vec::with_capacity(n);
-        for _ in 0..n {
-            let record = take::<RECORD>(&mut records, "the instruction records")?;
-            insts.push(decode_inst(record, &mut side)?);
+        let (mine, rest) = records
+            .split_at_checked(n * RECORD)
+            .ok_or_else(|| FlatError::Truncated("the instruction records"))?;
+        records = rest;
+        let (mine, _) = mine.as_chunks::<RECORD>();
+        let mut trouble = Trouble::default();
+        // `collect` over a slice sizes the vector once and writes each instruction in place.
+        let insts: Vec<Inst> = mine
+            .iter()
+            .map(|record| decode_inst(record, &mut side, &mut trouble))
+            .collect();
+        if let Some(error) = trouble.0 {
+            return Err(error);
         }
         let term = side.term()?;
         blocks.push(BlockData { params, insts, term });

@@ -11,7 +11,9 @@ use rpt_ir::{Function, GuestAddr, HelperDecl, Program, StateDesc};
 use serde::de::DeserializeOwned;
 
 use super::flat;
-use super::wire::{Answer, FlatFunctions, Fault, ImageRef, Request, decode, encode, encode_with_batch, split_envelope};
+use super::wire::{
+    Answer, ContextRef, FlatFunctions, Fault, ImageRef, Request, decode, encode, encode_with_batch, split_envelope,
+};
 use super::{API_VERSION, PluginKind, PluginModuleRef, WIRE_VERSION};
 use crate::{
     BatchContext, CEnvironment, Codegen, CompilerSettings, CpuModel, Discovery, FunctionContext, GuestError,
@@ -187,6 +189,7 @@ fn describe(fault: &Fault) -> String {
         Fault::BadRequest(message) => format!("could not read rpt's request ({message})"),
         Fault::WrongKind => "was sent a request for another kind of plugin".to_string(),
         Fault::UnknownImage(id) => format!("lost guest image {id}"),
+        Fault::UnknownContext(id) => format!("lost pass context {id}"),
     }
 }
 
@@ -237,7 +240,10 @@ pub fn load(path: &Path) -> Result<LoadedPlugin, LoadError> {
             sent_image: Mutex::new(None),
         })),
         PluginKind::Host => LoadedPlugin::Host(Arc::new(DynHost { library })),
-        PluginKind::Pass => LoadedPlugin::Pass(Arc::new(DynPass { library })),
+        PluginKind::Pass => LoadedPlugin::Pass(Arc::new(DynPass {
+            library,
+            sent_context: Mutex::new(None),
+        })),
     })
 }
 
@@ -263,9 +269,101 @@ fn sha256_hex(bytes: &[u8]) -> String {
     sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// A pass in a library.
+/// A pass in a library. It remembers the last state and helpers it sent, so that calling it once
+/// per function sends them once.
 struct DynPass {
     library: Arc<Library>,
+    sent_context: Mutex<Option<SentContext>>,
+}
+
+/// A pass context as the plugin holds it, under its number.
+struct SentContext {
+    id: u64,
+    state: StateDesc,
+    helpers: BTreeMap<String, HelperDecl>,
+}
+
+/// Numbers contexts across every pass library of the process, so that two hosts of one library
+/// (loaded twice, which gives the same library) never mistake each other's contexts.
+static NEXT_CONTEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// Why a run request produced no functions.
+enum RunFailure {
+    /// The plugin no longer holds the context the request named; send it again.
+    LostContext,
+    /// Anything else, as `run_all` reports it.
+    Failed((usize, PassError)),
+}
+
+impl DynPass {
+    /// The number of the context the plugin already holds, if it is this one.
+    fn cached_context(&self, batch: &BatchContext<'_>) -> Option<u64> {
+        let sent = self.sent_context.lock().unwrap_or_else(|p| p.into_inner());
+        sent.as_ref()
+            .and_then(|s| (s.state == *batch.state && s.helpers == *batch.helpers).then_some(s.id))
+    }
+
+    /// Numbers a context and remembers it as the one the plugin holds.
+    fn remember_context(&self, batch: &BatchContext<'_>) -> u64 {
+        let id = NEXT_CONTEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        *self.sent_context.lock().unwrap_or_else(|p| p.into_inner()) = Some(SentContext {
+            id,
+            state: batch.state.clone(),
+            helpers: batch.helpers.clone(),
+        });
+        id
+    }
+
+    /// One run request and its answer applied to `funcs`.
+    fn run_once(
+        &self,
+        context: ContextRef<'_>,
+        funcs: &mut [Function],
+        batch: &BatchContext<'_>,
+        params: &PassParams,
+    ) -> Result<(), RunFailure> {
+        let failed = |fault: PluginFault| RunFailure::Failed((0, PassError::Failed(fault.to_string())));
+        let request = Request::RunPass {
+            context,
+            facts: Cow::Borrowed(batch.facts),
+            params: Cow::Borrowed(params),
+            functions: FlatFunctions {
+                count: funcs.len() as u64,
+            },
+        };
+        let bytes = encode_with_batch(&request, funcs)
+            .map_err(|e| failed(self.library.fault("run", format!("could not be sent a request: {e}"))))?;
+        let answer = (self.library.module.call())(RSlice::from_slice(&bytes));
+        drop(bytes);
+        let undecodable = |e: String| {
+            failed(
+                self.library
+                    .fault("run", format!("sent an answer that does not decode: {e}")),
+            )
+        };
+        let (head, rest): (Answer<Result<FlatFunctions, (usize, PassError)>>, &[u8]) =
+            split_envelope(answer.as_slice()).map_err(undecodable)?;
+        let count = match head {
+            Ok(Ok(count)) => count,
+            Ok(Err(failure)) => return Err(RunFailure::Failed(failure)),
+            Err(Fault::UnknownContext(_)) => return Err(RunFailure::LostContext),
+            Err(fault) => return Err(failed(self.library.fault("run", describe(&fault)))),
+        };
+        if count.count != funcs.len() as u64 {
+            return Err(failed(self.library.fault(
+                "run",
+                format!("returned {} functions for {}", count.count, funcs.len()),
+            )));
+        }
+        // Only a whole answer is applied; functions marked unchanged keep the host's copy.
+        let changed = flat::decode_answer(rest, funcs.len()).map_err(|e| undecodable(e.to_string()))?;
+        for (slot, func) in funcs.iter_mut().zip(changed) {
+            if let Some(func) = func {
+                *slot = func;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl PassPlugin for DynPass {
@@ -314,38 +412,28 @@ impl PassPlugin for DynPass {
         batch: &BatchContext<'_>,
         params: &PassParams,
     ) -> Result<(), (usize, PassError)> {
-        let failed = |fault: PluginFault| (0, PassError::Failed(fault.to_string()));
-        let request = Request::RunPass {
-            state: Cow::Borrowed(batch.state),
-            helpers: Cow::Borrowed(batch.helpers),
-            facts: Cow::Borrowed(batch.facts),
-            params: Cow::Borrowed(params),
-            functions: FlatFunctions {
-                count: funcs.len() as u64,
-            },
-        };
-        let bytes = encode_with_batch(&request, funcs)
-            .map_err(|e| failed(self.library.fault("run", format!("could not be sent a request: {e}"))))?;
-        let answer = (self.library.module.call())(RSlice::from_slice(&bytes));
-        drop(bytes);
-        let undecodable = |e: String| failed(self.library.fault("run", format!("sent an answer that does not decode: {e}")));
-        let (head, rest): (Answer<Result<FlatFunctions, (usize, PassError)>>, &[u8]) =
-            split_envelope(answer.as_slice()).map_err(undecodable)?;
-        let count = head.map_err(|fault| failed(self.library.fault("run", describe(&fault))))??;
-        if count.count != funcs.len() as u64 {
-            return Err(failed(self.library.fault(
-                "run",
-                format!("returned {} functions for {}", count.count, funcs.len()),
-            )));
-        }
-        // Only a whole answer is applied; functions marked unchanged keep the host's copy.
-        let changed = flat::decode_answer(rest, funcs.len()).map_err(|e| undecodable(e.to_string()))?;
-        for (slot, func) in funcs.iter_mut().zip(changed) {
-            if let Some(func) = func {
-                *slot = func;
+        if let Some(id) = self.cached_context(batch) {
+            match self.run_once(ContextRef::Cached(id), funcs, batch, params) {
+                Ok(()) => return Ok(()),
+                Err(RunFailure::Failed(failure)) => return Err(failure),
+                // The plugin dropped the context: send it whole below.
+                Err(RunFailure::LostContext) => {}
             }
         }
-        Ok(())
+        let id = self.remember_context(batch);
+        let context = ContextRef::Full(id, Cow::Borrowed(batch.state), Cow::Borrowed(batch.helpers));
+        match self.run_once(context, funcs, batch, params) {
+            Ok(()) => Ok(()),
+            Err(RunFailure::Failed(failure)) => Err(failure),
+            Err(RunFailure::LostContext) => Err((
+                0,
+                PassError::Failed(
+                    self.library
+                        .fault("run", "lost the pass context it was just sent".to_string())
+                        .to_string(),
+                ),
+            )),
+        }
     }
 }
 

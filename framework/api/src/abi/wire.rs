@@ -30,6 +30,17 @@ pub enum ImageRef<'a> {
     Cached(u64),
 }
 
+/// The guest state and helpers of a pass request: whole the first time, by number afterwards.
+/// Core calls a pass once per function, and encoding and decoding the state each time would
+/// cost more than the function itself.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum ContextRef<'a> {
+    /// The state and helpers, which the plugin keeps under this number for later requests.
+    Full(u64, Cow<'a, StateDesc>, Cow<'a, BTreeMap<String, HelperDecl>>),
+    /// A context sent before under this number.
+    Cached(u64),
+}
+
 /// One call of a plugin method.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum Request<'a> {
@@ -48,10 +59,8 @@ pub enum Request<'a> {
     Codegen(Cow<'a, PassParams>),
     /// [`PassPlugin::run_all`](crate::PassPlugin::run_all): the functions come back transformed.
     RunPass {
-        /// The guest state.
-        state: Cow<'a, StateDesc>,
-        /// The program's helpers.
-        helpers: Cow<'a, BTreeMap<String, HelperDecl>>,
+        /// The guest state and the program's helpers.
+        context: ContextRef<'a>,
         /// Each function's facts from the pass's analysis, by position.
         facts: Cow<'a, [Vec<u8>]>,
         /// The pass's parameters.
@@ -138,6 +147,8 @@ pub enum Fault {
     WrongKind,
     /// A [`ImageRef::Cached`] image the plugin does not hold (any more); the host resends it.
     UnknownImage(u64),
+    /// A [`ContextRef::Cached`] context the plugin does not hold (any more); the host resends it.
+    UnknownContext(u64),
 }
 
 /// What a call returns: the method's result or why there is none.
@@ -196,8 +207,7 @@ mod tests {
         let params = PassParams::new();
         let helpers = BTreeMap::new();
         let request = Request::RunPass {
-            state: Cow::Borrowed(&state),
-            helpers: Cow::Borrowed(&helpers),
+            context: ContextRef::Full(1, Cow::Borrowed(&state), Cow::Borrowed(&helpers)),
             facts: Cow::Owned(vec![vec![1, 2, 3]]),
             params: Cow::Borrowed(&params),
             functions: FlatFunctions { count: 1 },
@@ -205,7 +215,9 @@ mod tests {
         let bytes = encode_with_batch(&request, std::slice::from_ref(&function)).expect("encodes");
         let (
             Request::RunPass {
-                state: s, functions, ..
+                context: ContextRef::Full(1, s, _),
+                functions,
+                ..
             },
             batch,
         ) = split_envelope(&bytes).expect("decodes")
