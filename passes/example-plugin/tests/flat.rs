@@ -11,7 +11,7 @@ use rpt_pass_example::FoldConstants;
 
 #[test]
 fn lifted_functions_round_trip() {
-    let (funcs, _) = demo::lifted().expect("the demo lifts");
+    let (funcs, _, _) = demo::lifted().expect("the demo lifts");
     assert!(funcs.len() > 20, "the demo has {} functions", funcs.len());
     for func in &funcs {
         let mut bytes = Vec::new();
@@ -30,8 +30,7 @@ fn lifted_functions_round_trip() {
 
 #[test]
 fn an_answer_after_a_pass_matches_the_pass_in_process() {
-    let (funcs, state) = demo::lifted().expect("the demo lifts");
-    let helpers = std::collections::BTreeMap::new();
+    let (funcs, state, helpers) = demo::lifted().expect("the demo lifts");
     let cx = BatchContext {
         state: &state,
         helpers: &helpers,

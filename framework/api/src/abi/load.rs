@@ -412,6 +412,41 @@ impl PassPlugin for DynPass {
         batch: &BatchContext<'_>,
         params: &PassParams,
     ) -> Result<(), (usize, PassError)> {
+        let mut start = 0;
+        while start < funcs.len() {
+            let mut end = start;
+            let mut insts = 0;
+            while end < funcs.len() && (end == start || insts < CALL_INSTS) {
+                insts += funcs[end].blocks.iter().map(|b| b.insts.len()).sum::<usize>();
+                end += 1;
+            }
+            let chunk = BatchContext {
+                state: batch.state,
+                helpers: batch.helpers,
+                facts: batch.facts.get(start..end.min(batch.facts.len())).unwrap_or(&[]),
+            };
+            self.run_call(&mut funcs[start..end], &chunk, params)
+                .map_err(|(i, e)| (start + i, e))?;
+            start = end;
+        }
+        Ok(())
+    }
+}
+
+/// About how many IR instructions one call carries: a program-wide pass goes in calls of a few
+/// hundred kilobytes each way, which stay in the caches, instead of one buffer of the whole
+/// program, which is slower to write and read (fresh pages, main memory) and holds every function
+/// twice at once. The FFI call itself costs nothing next to this.
+const CALL_INSTS: usize = 1 << 12;
+
+impl DynPass {
+    /// Runs the pass over `funcs` in one call.
+    fn run_call(
+        &self,
+        funcs: &mut [Function],
+        batch: &BatchContext<'_>,
+        params: &PassParams,
+    ) -> Result<(), (usize, PassError)> {
         if let Some(id) = self.cached_context(batch) {
             match self.run_once(ContextRef::Cached(id), funcs, batch, params) {
                 Ok(()) => return Ok(()),

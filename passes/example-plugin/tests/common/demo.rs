@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use rpt_api::{GuestPlugin, Seeds};
-use rpt_ir::{Function, StateDesc};
+use rpt_ir::{Function, HelperDecl, StateDesc};
 
-/// The demo's lifted functions and the guest state they use.
-pub fn lifted() -> Result<(Vec<Function>, StateDesc), String> {
+/// The demo's lifted functions, the guest state they use and the guest's runtime helpers.
+pub fn lifted() -> Result<(Vec<Function>, StateDesc, BTreeMap<String, HelperDecl>), String> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let image_bytes = std::fs::read(root.join("tests/guests/x86/demo.exe")).map_err(|e| e.to_string())?;
     let guest = rpt_guest_x86_pe::X86Pe;
@@ -31,5 +31,6 @@ pub fn lifted() -> Result<(Vec<Function>, StateDesc), String> {
         .iter()
         .map(|addr| guest.lift(&image, *addr, &discovery.functions, &options).function)
         .collect();
-    Ok((functions, guest.state(&options)))
+    let helpers = guest.helpers(&options).into_iter().map(|h| (h.name.clone(), h)).collect();
+    Ok((functions, guest.state(&options), helpers))
 }
