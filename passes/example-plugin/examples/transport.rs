@@ -48,7 +48,11 @@ fn main() -> Result<(), String> {
         .ok_or("usage: transport <path to librpt_pass_example.so built with --features export-plugin>")?;
 
     // The demo's functions as the x86 guest lifts them; the program cycles through them.
-    let (lifted, state, helpers) = demo::lifted()?;
+    let demo::Demo {
+        functions: lifted,
+        state,
+        helpers,
+    } = demo::lifted()?;
     let nth = |i: usize| lifted[i % lifted.len()].clone();
     let program: Vec<Function> = (0..function_count()).map(nth).collect();
     let insts: usize = program.iter().flat_map(|f| &f.blocks).map(|b| b.insts.len() + 1).sum();
@@ -161,7 +165,11 @@ fn timed_run_all(
 }
 
 #[inline(never)]
-fn phase_first_in_process(funcs: &mut [Function], cx: &BatchContext<'_>, params: &PassParams) -> Result<Duration, String> {
+fn phase_first_in_process(
+    funcs: &mut [Function],
+    cx: &BatchContext<'_>,
+    params: &PassParams,
+) -> Result<Duration, String> {
     // Distinct bodies, or the compiler merges the phases into one symbol.
     std::hint::black_box("phase_first_in_process");
     timed_run_all(&FoldConstants, funcs, cx, params)

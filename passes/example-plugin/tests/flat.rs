@@ -11,7 +11,7 @@ use rpt_pass_example::FoldConstants;
 
 #[test]
 fn lifted_functions_round_trip() {
-    let (funcs, _, _) = demo::lifted().expect("the demo lifts");
+    let funcs = demo::lifted().expect("the demo lifts").functions;
     assert!(funcs.len() > 20, "the demo has {} functions", funcs.len());
     for func in &funcs {
         let mut bytes = Vec::new();
@@ -20,7 +20,11 @@ fn lifted_functions_round_trip() {
         assert_eq!(flat::decode_function(&bytes).as_ref(), Ok(func), "{}", func.name());
         // Cut short anywhere (a sample of lengths: every one would take long in a debug build).
         for len in (0..bytes.len()).step_by(97).chain([bytes.len() - 1]) {
-            assert!(flat::decode_function(&bytes[..len]).is_err(), "{} cut at {len}", func.name());
+            assert!(
+                flat::decode_function(&bytes[..len]).is_err(),
+                "{} cut at {len}",
+                func.name()
+            );
         }
     }
     let batch = flat::encode_batch(&funcs);
@@ -30,7 +34,11 @@ fn lifted_functions_round_trip() {
 
 #[test]
 fn an_answer_after_a_pass_matches_the_pass_in_process() {
-    let (funcs, state, helpers) = demo::lifted().expect("the demo lifts");
+    let demo::Demo {
+        functions: funcs,
+        state,
+        helpers,
+    } = demo::lifted().expect("the demo lifts");
     let cx = BatchContext {
         state: &state,
         helpers: &helpers,

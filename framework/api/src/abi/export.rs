@@ -10,7 +10,9 @@ use serde::Serialize;
 use super::flat;
 use rpt_ir::{HelperDecl, StateDesc};
 
-use super::wire::{Answer, ContextRef, FlatFunctions, Fault, ImageRef, Request, encode, encode_answer, split_envelope};
+use super::wire::{
+    Answer, ContextRef, Fault, FlatFunctions, ImageRef, Request, RunPassAnswer, encode, encode_answer, split_envelope,
+};
 use crate::{BatchContext, GuestImage, GuestPlugin, HostPlugin, PassPlugin};
 
 /// The text of a panic payload.
@@ -86,8 +88,7 @@ pub fn serve_pass<P: PassPlugin>(pass: &P, request: &[u8]) -> Vec<u8> {
             };
             match pass.run_all(&mut funcs, &batch_context, &params) {
                 Ok(()) => {
-                    let envelope: Answer<Result<FlatFunctions, (usize, crate::PassError)>> =
-                        Ok(Ok(functions));
+                    let envelope: RunPassAnswer = Ok(Ok(functions));
                     let mut out = encode(&envelope).map_err(Fault::BadRequest)?;
                     flat::encode_answer_into(&funcs, &sent, &mut out);
                     Ok(out)
@@ -226,10 +227,12 @@ mod tests {
             },
         };
         let bytes = serve_pass(&ShiftOdd, &encode_with_batch(&request, funcs).expect("encodes"));
-        let (head, rest): (Answer<Result<FlatFunctions, (usize, PassError)>>, &[u8]) =
-            split_envelope(&bytes).expect("the answer decodes");
+        let (head, rest): (RunPassAnswer, &[u8]) = split_envelope(&bytes).expect("the answer decodes");
         let count = head?.expect("the pass succeeds");
-        Ok((count, flat::decode_answer(rest, funcs.len()).expect("the batch decodes")))
+        Ok((
+            count,
+            flat::decode_answer(rest, funcs.len()).expect("the batch decodes"),
+        ))
     }
 
     #[test]
@@ -269,8 +272,10 @@ mod tests {
         let mut bytes = encode_with_batch(&request, &[Function::new(GuestAddr(1))]).expect("encodes");
         bytes.pop();
         let answer = serve_pass(&ShiftOdd, &bytes);
-        let (head, _): (Answer<Result<FlatFunctions, (usize, PassError)>>, &[u8]) =
-            split_envelope(&answer).expect("the answer decodes");
-        assert!(matches!(&head, Err(Fault::BadRequest(m)) if m.contains("do not decode")), "{head:?}");
+        let (head, _): (RunPassAnswer, &[u8]) = split_envelope(&answer).expect("the answer decodes");
+        assert!(
+            matches!(&head, Err(Fault::BadRequest(m)) if m.contains("do not decode")),
+            "{head:?}"
+        );
     }
 }

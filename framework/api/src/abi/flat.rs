@@ -364,14 +364,9 @@ fn encode_inst(inst: &Inst, side: &mut SideWriter) -> [u8; RECORD] {
         }
         InstKind::FUnary { op, rounding, arg } => rec(TAG_FUNARY, *op as u8, 0, rounding_flags(*rounding), arg.0, 0),
         InstKind::Fcmp { cond, args } => rec(TAG_FCMP, *cond as u8, 0, 0, args[0].0, args[1].0),
-        InstKind::FConvert { op, rounding, arg, to } => rec(
-            TAG_FCONVERT,
-            *op as u8,
-            *to as u8,
-            rounding_flags(*rounding),
-            arg.0,
-            0,
-        ),
+        InstKind::FConvert { op, rounding, arg, to } => {
+            rec(TAG_FCONVERT, *op as u8, *to as u8, rounding_flags(*rounding), arg.0, 0)
+        }
         InstKind::GetSlot { slot } => rec(TAG_GET_SLOT, 0, 0, 0, slot.0, 0),
         InstKind::SetSlot { slot, value } => rec(TAG_SET_SLOT, 0, 0, 0, slot.0, value.0),
         InstKind::GetIndexed { slot, index } => rec(TAG_GET_INDEXED, 0, 0, 0, slot.0, index.0),
@@ -484,7 +479,11 @@ fn encode_measured(func: &Function, m: Measure, side: &mut SideWriter, out: &mut
         }
         encode_term(&block.term, side);
     }
-    debug_assert_eq!(side.bytes.len(), m.side_words * WORD, "measure and the encoder disagree");
+    debug_assert_eq!(
+        side.bytes.len(),
+        m.side_words * WORD,
+        "measure and the encoder disagree"
+    );
     out.extend_from_slice(&side.bytes);
 }
 
@@ -601,7 +600,11 @@ fn pick<T: Copy>(all: &[T], index: u8, what: &'static str) -> Result<T, FlatErro
 }
 
 fn endian(flags: u8) -> Endian {
-    if flags & BIG_ENDIAN != 0 { Endian::Big } else { Endian::Little }
+    if flags & BIG_ENDIAN != 0 {
+        Endian::Big
+    } else {
+        Endian::Little
+    }
 }
 
 /// The side area, read front to back.
@@ -636,10 +639,9 @@ impl<'a> SideReader<'a> {
     }
 
     fn values(&mut self, n: usize) -> Result<Vec<Value>, FlatError> {
-        let (words, rest) = self
-            .bytes
-            .split_at_checked(n.saturating_mul(WORD))
-            .ok_or_else(|| FlatError::Truncated("the side area"))?;
+        let Some((words, rest)) = self.bytes.split_at_checked(n.saturating_mul(WORD)) else {
+            return Err(FlatError::Truncated("the side area"));
+        };
         self.bytes = rest;
         Ok(words
             .chunks_exact(WORD)
@@ -654,12 +656,11 @@ impl<'a> SideReader<'a> {
 
     fn bytes(&mut self, len: usize) -> Result<&'a [u8], FlatError> {
         let padded = len.div_ceil(WORD).saturating_mul(WORD);
-        let (bytes, rest) = self
-            .bytes
-            .split_at_checked(padded)
-            .ok_or_else(|| FlatError::Truncated("a helper name"))?;
+        let Some((bytes, rest)) = self.bytes.split_at_checked(padded) else {
+            return Err(FlatError::Truncated("a helper name"));
+        };
         self.bytes = rest;
-        bytes.get(..len).ok_or_else(|| FlatError::Truncated("a helper name"))
+        bytes.get(..len).ok_or(FlatError::Truncated("a helper name"))
     }
 
     fn block_call(&mut self) -> Result<BlockCall, FlatError> {
@@ -920,7 +921,10 @@ fn decode_call_helper(count: u32, name_len: u32, side: &mut SideReader<'_>, t: &
     }
     let args = t.check(side.values(count), Vec::new());
     let name = t.check(side.bytes(name_len as usize), &[]);
-    let helper = t.check(String::from_utf8(name.to_vec()).map_err(|_| FlatError::Utf8), String::new());
+    let helper = t.check(
+        String::from_utf8(name.to_vec()).map_err(|_| FlatError::Utf8),
+        String::new(),
+    );
     InstKind::CallHelper { helper, args }
 }
 
@@ -950,12 +954,12 @@ pub fn decode_function(bytes: &[u8]) -> Result<Function, FlatError> {
             value: block_count as u64,
         });
     }
-    let (types, rest) = rest
-        .split_at_checked(value_count)
-        .ok_or_else(|| FlatError::Truncated("the value types"))?;
-    let (mut records, side) = rest
-        .split_at_checked(inst_count * RECORD)
-        .ok_or_else(|| FlatError::Truncated("the instruction records"))?;
+    let Some((types, rest)) = rest.split_at_checked(value_count) else {
+        return Err(FlatError::Truncated("the value types"));
+    };
+    let Some((mut records, side)) = rest.split_at_checked(inst_count * RECORD) else {
+        return Err(FlatError::Truncated("the instruction records"));
+    };
     let mut side = SideReader { bytes: side };
     let mut trouble = Trouble::default();
     let value_types: Vec<Type> = types.iter().map(|&index| trouble.ty(index)).collect();
@@ -972,9 +976,9 @@ pub fn decode_function(bytes: &[u8]) -> Result<Function, FlatError> {
                 value: n as u64,
             });
         }
-        let (mine, rest) = records
-            .split_at_checked(n * RECORD)
-            .ok_or_else(|| FlatError::Truncated("the instruction records"))?;
+        let Some((mine, rest)) = records.split_at_checked(n * RECORD) else {
+            return Err(FlatError::Truncated("the instruction records"));
+        };
         records = rest;
         let (mine, _) = mine.as_chunks::<RECORD>();
         let mut trouble = Trouble::default();
@@ -1122,7 +1126,13 @@ mod tests {
         let v = Value;
         let mut insts = Vec::new();
         for (i, ty) in Type::ALL.into_iter().enumerate() {
-            insts.push(inst(Some(i as u32), InstKind::Iconst { ty, imm: u64::MAX - i as u64 }));
+            insts.push(inst(
+                Some(i as u32),
+                InstKind::Iconst {
+                    ty,
+                    imm: u64::MAX - i as u64,
+                },
+            ));
             insts.push(inst(
                 Some(100 + i as u32),
                 InstKind::Fconst {
@@ -1139,29 +1149,75 @@ mod tests {
                     addr: v(3),
                 },
             ));
-            insts.push(inst(Some(7), InstKind::Convert { op: ConvOp::ALL[i % ConvOp::ALL.len()], arg: v(1), to: ty }));
+            insts.push(inst(
+                Some(7),
+                InstKind::Convert {
+                    op: ConvOp::ALL[i % ConvOp::ALL.len()],
+                    arg: v(1),
+                    to: ty,
+                },
+            ));
         }
         for op in UnaryOp::ALL {
             insts.push(inst(Some(1), InstKind::Unary { op: *op, arg: v(2) }));
         }
         for op in BinaryOp::ALL {
-            insts.push(inst(Some(1), InstKind::Binary { op: *op, args: [v(2), v(u32::MAX)] }));
+            insts.push(inst(
+                Some(1),
+                InstKind::Binary {
+                    op: *op,
+                    args: [v(2), v(u32::MAX)],
+                },
+            ));
         }
         for cond in IntCC::ALL {
-            insts.push(inst(Some(1), InstKind::Icmp { cond: *cond, args: [v(2), v(3)] }));
+            insts.push(inst(
+                Some(1),
+                InstKind::Icmp {
+                    cond: *cond,
+                    args: [v(2), v(3)],
+                },
+            ));
         }
         for cond in FloatCC::ALL {
-            insts.push(inst(Some(1), InstKind::Fcmp { cond: *cond, args: [v(2), v(3)] }));
+            insts.push(inst(
+                Some(1),
+                InstKind::Fcmp {
+                    cond: *cond,
+                    args: [v(2), v(3)],
+                },
+            ));
         }
         for rounding in Rounding::ALL {
             for op in FBinaryOp::ALL {
-                insts.push(inst(Some(4), InstKind::FBinary { op: *op, rounding, args: [v(5), v(6)] }));
+                insts.push(inst(
+                    Some(4),
+                    InstKind::FBinary {
+                        op: *op,
+                        rounding,
+                        args: [v(5), v(6)],
+                    },
+                ));
             }
             for op in FTernaryOp::ALL {
-                insts.push(inst(Some(4), InstKind::FTernary { op: *op, rounding, args: [v(5), v(6), v(7)] }));
+                insts.push(inst(
+                    Some(4),
+                    InstKind::FTernary {
+                        op: *op,
+                        rounding,
+                        args: [v(5), v(6), v(7)],
+                    },
+                ));
             }
             for op in FUnaryOp::ALL {
-                insts.push(inst(Some(4), InstKind::FUnary { op: *op, rounding, arg: v(5) }));
+                insts.push(inst(
+                    Some(4),
+                    InstKind::FUnary {
+                        op: *op,
+                        rounding,
+                        arg: v(5),
+                    },
+                ));
             }
             for op in FConvOp::ALL {
                 insts.push(inst(
@@ -1176,11 +1232,37 @@ mod tests {
             }
         }
         insts.extend([
-            inst(Some(8), InstKind::Select { cond: v(1), if_true: v(2), if_false: v(3) }),
+            inst(
+                Some(8),
+                InstKind::Select {
+                    cond: v(1),
+                    if_true: v(2),
+                    if_false: v(3),
+                },
+            ),
             inst(Some(8), InstKind::GetSlot { slot: SlotId(9) }),
-            inst(None, InstKind::SetSlot { slot: SlotId(u32::MAX), value: v(8) }),
-            inst(Some(8), InstKind::GetIndexed { slot: SlotId(2), index: v(1) }),
-            inst(None, InstKind::SetIndexed { slot: SlotId(2), index: v(1), value: v(8) }),
+            inst(
+                None,
+                InstKind::SetSlot {
+                    slot: SlotId(u32::MAX),
+                    value: v(8),
+                },
+            ),
+            inst(
+                Some(8),
+                InstKind::GetIndexed {
+                    slot: SlotId(2),
+                    index: v(1),
+                },
+            ),
+            inst(
+                None,
+                InstKind::SetIndexed {
+                    slot: SlotId(2),
+                    index: v(1),
+                    value: v(8),
+                },
+            ),
             inst(
                 None,
                 InstKind::Store {
@@ -1190,7 +1272,12 @@ mod tests {
                     value: v(2),
                 },
             ),
-            inst(None, InstKind::Mark { pc: GuestAddr(0x1234_5678_9abc_def0) }),
+            inst(
+                None,
+                InstKind::Mark {
+                    pc: GuestAddr(0x1234_5678_9abc_def0),
+                },
+            ),
         ]);
         // Names of every length modulo the word size, so the padding is exercised.
         for name in ["", "a", "ab", "abc", "abcd", "x87_fpatan", "é✓"] {
@@ -1249,7 +1336,10 @@ mod tests {
             blocks.push(BlockData {
                 params: Vec::new(),
                 insts: vec![inst(None, InstKind::Mark { pc: GuestAddr(1) })],
-                term: Terminator::Exit { pc: v(3), reason: *reason },
+                term: Terminator::Exit {
+                    pc: v(3),
+                    reason: *reason,
+                },
             });
         }
         blocks[0].insts = insts;
@@ -1267,10 +1357,28 @@ mod tests {
                 BlockData {
                     params: Vec::new(),
                     insts: vec![
-                        inst(None, InstKind::Mark { pc: GuestAddr(0x401000) }),
+                        inst(
+                            None,
+                            InstKind::Mark {
+                                pc: GuestAddr(0x401000),
+                            },
+                        ),
                         inst(Some(0), InstKind::Iconst { ty: Type::I32, imm: 7 }),
-                        inst(Some(1), InstKind::CallHelper { helper: "abc".into(), args: vec![Value(0)] }),
-                        inst(Some(2), InstKind::Select { cond: Value(1), if_true: Value(0), if_false: Value(0) }),
+                        inst(
+                            Some(1),
+                            InstKind::CallHelper {
+                                helper: "abc".into(),
+                                args: vec![Value(0)],
+                            },
+                        ),
+                        inst(
+                            Some(2),
+                            InstKind::Select {
+                                cond: Value(1),
+                                if_true: Value(0),
+                                if_false: Value(0),
+                            },
+                        ),
                     ],
                     term: Terminator::Branch {
                         cond: Value(1),
@@ -1280,7 +1388,13 @@ mod tests {
                 },
                 BlockData {
                     params: vec![Value(3)],
-                    insts: vec![inst(None, InstKind::SetSlot { slot: SlotId(0), value: Value(3) })],
+                    insts: vec![inst(
+                        None,
+                        InstKind::SetSlot {
+                            slot: SlotId(0),
+                            value: Value(3),
+                        },
+                    )],
                     term: Terminator::Exit {
                         pc: Value(3),
                         reason: ExitReason::Halt,
@@ -1318,7 +1432,11 @@ mod tests {
     fn every_instruction_and_terminator_round_trips() {
         let func = every_variant();
         let bytes = encode_one(&func);
-        assert_eq!(bytes.len(), function_len(&func), "the size computed up front is the size written");
+        assert_eq!(
+            bytes.len(),
+            function_len(&func),
+            "the size computed up front is the size written"
+        );
         assert_eq!(decode_function(&bytes), Ok(func.clone()));
 
         // The function really holds every instruction tag and every terminator.
@@ -1336,10 +1454,7 @@ mod tests {
         let bytes = encode_batch(&funcs);
         assert_eq!(bytes.len(), batch_len(&funcs));
         assert_eq!(decode_batch(&bytes, funcs.len()), Ok(funcs.clone()));
-        assert_eq!(
-            decode_batch(&bytes, 3),
-            Err(FlatError::Count { expected: 3, found: 4 })
-        );
+        assert_eq!(decode_batch(&bytes, 3), Err(FlatError::Count { expected: 3, found: 4 }));
         assert_eq!(decode_batch(&encode_batch(&[]), 0), Ok(Vec::new()));
     }
 
@@ -1359,7 +1474,10 @@ mod tests {
             Ok(vec![None, Some(after[1].clone()), Some(after[2].clone())])
         );
         // A request never says "unchanged".
-        assert!(matches!(decode_batch(&answer, 3), Err(FlatError::InFunction { index: 0, .. })));
+        assert!(matches!(
+            decode_batch(&answer, 3),
+            Err(FlatError::InFunction { index: 0, .. })
+        ));
     }
 
     #[test]
@@ -1367,12 +1485,20 @@ mod tests {
         let funcs = vec![small(), every_variant()];
         let batch = encode_batch(&funcs);
         for len in 0..batch.len() {
-            assert!(decode_batch(&batch[..len], 2).is_err(), "{len} bytes of {} decode", batch.len());
+            assert!(
+                decode_batch(&batch[..len], 2).is_err(),
+                "{len} bytes of {} decode",
+                batch.len()
+            );
             assert!(decode_answer(&batch[..len], 2).is_err());
         }
         let one = encode_one(&small());
         for len in 0..one.len() {
-            assert!(decode_function(&one[..len]).is_err(), "{len} bytes of {} decode", one.len());
+            assert!(
+                decode_function(&one[..len]).is_err(),
+                "{len} bytes of {} decode",
+                one.len()
+            );
         }
     }
 
@@ -1392,7 +1518,10 @@ mod tests {
                 }
             }
         }
-        assert!(decoded > 0, "no flipped byte decodes: the test would not see a wrong value");
+        assert!(
+            decoded > 0,
+            "no flipped byte decodes: the test would not see a wrong value"
+        );
     }
 
     #[test]
@@ -1400,7 +1529,13 @@ mod tests {
         let mut bytes = encode_one(&small());
         // The block count, then the first block's parameter count.
         bytes[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(matches!(decode_function(&bytes), Err(FlatError::Invalid { what: "block count", .. })));
+        assert!(matches!(
+            decode_function(&bytes),
+            Err(FlatError::Invalid {
+                what: "block count",
+                ..
+            })
+        ));
         let mut bytes = encode_one(&small());
         let side = FUNCTION_HEADER + 4 + 5 * RECORD;
         bytes[side..side + 4].copy_from_slice(&u32::MAX.to_le_bytes());

@@ -12,7 +12,8 @@ use serde::de::DeserializeOwned;
 
 use super::flat;
 use super::wire::{
-    Answer, ContextRef, FlatFunctions, Fault, ImageRef, Request, decode, encode, encode_with_batch, split_envelope,
+    Answer, ContextRef, Fault, FlatFunctions, ImageRef, Request, RunPassAnswer, decode, encode, encode_with_batch,
+    split_envelope,
 };
 use super::{API_VERSION, PluginKind, PluginModuleRef, WIRE_VERSION};
 use crate::{
@@ -341,8 +342,7 @@ impl DynPass {
                     .fault("run", format!("sent an answer that does not decode: {e}")),
             )
         };
-        let (head, rest): (Answer<Result<FlatFunctions, (usize, PassError)>>, &[u8]) =
-            split_envelope(answer.as_slice()).map_err(undecodable)?;
+        let (head, rest): (RunPassAnswer, &[u8]) = split_envelope(answer.as_slice()).map_err(undecodable)?;
         let count = match head {
             Ok(Ok(count)) => count,
             Ok(Err(failure)) => return Err(RunFailure::Failed(failure)),

@@ -135,6 +135,9 @@ pub struct FlatFunctions {
     pub count: u64,
 }
 
+/// What a [`Request::RunPass`] answers in its envelope; the functions follow it.
+pub type RunPassAnswer = Answer<Result<FlatFunctions, (usize, crate::PassError)>>;
+
 /// Why a call produced no answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Fault {

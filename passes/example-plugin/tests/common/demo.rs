@@ -8,8 +8,18 @@ use std::path::PathBuf;
 use rpt_api::{GuestPlugin, Seeds};
 use rpt_ir::{Function, HelperDecl, StateDesc};
 
+/// The demo as lifted.
+pub struct Demo {
+    /// Its functions.
+    pub functions: Vec<Function>,
+    /// The guest state they use.
+    pub state: StateDesc,
+    /// The guest's runtime helpers.
+    pub helpers: BTreeMap<String, HelperDecl>,
+}
+
 /// The demo's lifted functions, the guest state they use and the guest's runtime helpers.
-pub fn lifted() -> Result<(Vec<Function>, StateDesc, BTreeMap<String, HelperDecl>), String> {
+pub fn lifted() -> Result<Demo, String> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let image_bytes = std::fs::read(root.join("tests/guests/x86/demo.exe")).map_err(|e| e.to_string())?;
     let guest = rpt_guest_x86_pe::X86Pe;
@@ -31,6 +41,14 @@ pub fn lifted() -> Result<(Vec<Function>, StateDesc, BTreeMap<String, HelperDecl
         .iter()
         .map(|addr| guest.lift(&image, *addr, &discovery.functions, &options).function)
         .collect();
-    let helpers = guest.helpers(&options).into_iter().map(|h| (h.name.clone(), h)).collect();
-    Ok((functions, guest.state(&options), helpers))
+    let helpers = guest
+        .helpers(&options)
+        .into_iter()
+        .map(|h| (h.name.clone(), h))
+        .collect();
+    Ok(Demo {
+        functions,
+        state: guest.state(&options),
+        helpers,
+    })
 }
