@@ -509,20 +509,8 @@ pub fn batch_len(funcs: &[Function]) -> usize {
 
 /// Appends a batch of every function in `funcs` to `out`, which grows once, by the exact size.
 pub fn encode_batch_into(funcs: &[Function], out: &mut Vec<u8>) {
-    let measures: Vec<Measure> = funcs.iter().map(measure).collect();
-    let total = BATCH_HEADER
-        + funcs
-            .iter()
-            .zip(&measures)
-            .map(|(f, m)| ENTRY_HEADER + m.bytes(f))
-            .sum::<usize>();
-    out.reserve(total);
-    out.extend_from_slice(&batch_header(funcs.len()));
-    let mut side = SideWriter::default();
-    for (func, m) in funcs.iter().zip(&measures) {
-        out.extend_from_slice(&(m.bytes(func) as u64).to_le_bytes());
-        encode_measured(func, *m, &mut side, out);
-    }
+    // With nothing sent to compare with, every function is written whole.
+    encode_answer_into(funcs, &[], out);
 }
 
 /// A batch of every function in `funcs`.
@@ -533,7 +521,8 @@ pub fn encode_batch(funcs: &[Function]) -> Vec<u8> {
 }
 
 /// Appends the answer batch for functions a pass transformed: `funcs[i]` is written as
-/// [`Entry::Unchanged`] when its encoding is byte for byte `sent[i]`, the encoding it arrived in.
+/// [`Entry::Unchanged`] when its encoding is byte for byte `sent[i]`, the encoding it arrived in
+/// (whole when there is no `sent[i]`). `out` grows once, by the size of every function whole.
 ///
 /// `sent[i]` decoded to the function the pass started from, and decoding undoes encoding, so equal
 /// bytes mean an equal function: the comparison needs no copy of the input kept aside. (Unequal
@@ -544,6 +533,7 @@ pub fn encode_answer_into(funcs: &[Function], sent: &[&[u8]], out: &mut Vec<u8>)
     let measures: Vec<Measure> = funcs.iter().map(measure).collect();
     // Room for every function even if all changed; the space an unchanged function was encoded
     // into is reused by the next one, so pages past what the answer needs are never touched.
+    // (Computed up front, so the buffer never grows and copies itself.)
     let total = BATCH_HEADER
         + funcs
             .iter()
