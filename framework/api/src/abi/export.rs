@@ -51,7 +51,11 @@ pub fn serve_pass<P: PassPlugin>(pass: &P, request: &[u8]) -> Vec<u8> {
     serve(request, |request, batch| match request {
         Request::Info => ok(pass.info()),
         Request::CheckParams(params) => ok(pass.check_params(&params)),
-        Request::Analyze { program, params } => ok(pass.analyze(&program, &params)),
+        Request::Analyze { program, params } => {
+            let functions = flat::decode_batch(batch, program.keys.len())
+                .map_err(|e| Fault::BadRequest(format!("the functions do not decode: {e}")))?;
+            ok(pass.analyze(&program.join(functions), &params))
+        }
         Request::Codegen(params) => ok(pass.codegen(&params)),
         Request::RunPass {
             context,
@@ -188,8 +192,10 @@ mod tests {
 
     use super::*;
     use crate::abi::flat;
+    use crate::abi::wire::ProgramHead;
     use crate::abi::wire::{encode_with_batch, split_envelope};
-    use crate::{FunctionContext, PassError, PassParams, PluginInfo};
+    use crate::{FunctionContext, PassError, PassParams, PluginInfo, ProgramAnalysis};
+    use rpt_ir::Program;
 
     /// Moves the entry of functions at odd addresses by the number of state slots, so the answer
     /// shows both that the context arrived and which functions changed.
@@ -206,6 +212,19 @@ mod tests {
 
         fn check_params(&self, _: &PassParams) -> Result<(), PassError> {
             Ok(())
+        }
+
+        /// Reports every function's key, entry and block count, and the externs.
+        fn analyze(&self, program: &Program, _: &PassParams) -> Result<Option<ProgramAnalysis>, PassError> {
+            let mut report = String::new();
+            for (key, func) in &program.functions {
+                report += &format!("{key}:{}:{} ", func.entry, func.blocks.len());
+            }
+            report += &format!("externs {}", program.externs.len());
+            Ok(Some(ProgramAnalysis {
+                facts: BTreeMap::new(),
+                report,
+            }))
         }
 
         fn run(&self, func: &mut Function, cx: &FunctionContext<'_>, _: &PassParams) -> Result<(), PassError> {
@@ -258,6 +277,34 @@ mod tests {
         let expected = (FlatFunctions { count: 3 }, vec![None, moved, None]);
         assert_eq!(run(full, &funcs), Ok(expected.clone()));
         assert_eq!(run(ContextRef::Cached(id), &funcs), Ok(expected));
+    }
+
+    #[test]
+    fn an_analysis_sees_the_whole_program() {
+        let mut program = Program::default();
+        let mut func = Function::new(GuestAddr(0x20));
+        func.new_block();
+        program
+            .functions
+            .insert(GuestAddr(0x10), Function::new(GuestAddr(0x10)));
+        // A key that is not the entry stays the key.
+        program.functions.insert(GuestAddr(0x30), func);
+        program.externs.insert(GuestAddr(0x40), "puts".into());
+        let params = PassParams::new();
+        let (head, functions) = ProgramHead::split(&program);
+        let request = Request::Analyze {
+            program: head,
+            params: Cow::Borrowed(&params),
+        };
+        let answer = serve_pass(&ShiftOdd, &encode_with_batch(&request, &functions).expect("encodes"));
+        let analysis: Answer<Result<Option<ProgramAnalysis>, PassError>> =
+            crate::abi::wire::decode(&answer).expect("the answer decodes");
+        let report = analysis
+            .expect("no fault")
+            .expect("no error")
+            .expect("an analysis")
+            .report;
+        assert_eq!(report, "0x00000010:0x00000010:0 0x00000030:0x00000020:1 externs 1");
     }
 
     #[test]

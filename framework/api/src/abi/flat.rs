@@ -1,8 +1,9 @@
 //! The flat form of IR functions on the plugin boundary: fixed-width instruction records in one
 //! buffer, written and read by a hand-written match per instruction kind, with no serde on the way.
 //!
-//! Postcard carries the rest of a request (the envelope); a pass request and its answer append a
-//! batch of functions in this form after the envelope, in the same buffer (see [`super::wire`]).
+//! Postcard carries the rest of a request (the envelope); a pass request and its answer, and an
+//! analysis request, append a batch of functions in this form after the envelope, in the same
+//! buffer (see [`super::wire`]).
 //! The form lives in rpt-api rather than rpt-ir because it is part of the plugin ABI: its layout
 //! changes with [`super::WIRE_VERSION`], and the IR crate stays free of transport formats.
 //!
@@ -38,6 +39,8 @@
 //! the verifier's business, and a plugin's broken IR must reach the verifier so that the error
 //! names the pass (tests/plugins.rs, `a_pass_returning_ir_the_verifier_rejects_is_named`). So
 //! every [`Function`] value round-trips exactly, well-formed or not.
+
+use std::borrow::Borrow;
 
 use rpt_ir::{
     AddrSpace, BinaryOp, Block, BlockCall, BlockData, CallTarget, ConvOp, Endian, ExitReason, FBinaryOp, FConvOp,
@@ -503,18 +506,22 @@ fn batch_header(count: usize) -> [u8; BATCH_HEADER] {
 }
 
 /// The number of bytes [`encode_batch_into`] appends for `funcs`.
-pub fn batch_len(funcs: &[Function]) -> usize {
-    BATCH_HEADER + funcs.iter().map(|f| ENTRY_HEADER + function_len(f)).sum::<usize>()
+pub fn batch_len<F: Borrow<Function>>(funcs: &[F]) -> usize {
+    BATCH_HEADER
+        + funcs
+            .iter()
+            .map(|f| ENTRY_HEADER + function_len(f.borrow()))
+            .sum::<usize>()
 }
 
 /// Appends a batch of every function in `funcs` to `out`, which grows once, by the exact size.
-pub fn encode_batch_into(funcs: &[Function], out: &mut Vec<u8>) {
+pub fn encode_batch_into<F: Borrow<Function>>(funcs: &[F], out: &mut Vec<u8>) {
     // With nothing sent to compare with, every function is written whole.
     encode_answer_into(funcs, &[], out);
 }
 
 /// A batch of every function in `funcs`.
-pub fn encode_batch(funcs: &[Function]) -> Vec<u8> {
+pub fn encode_batch<F: Borrow<Function>>(funcs: &[F]) -> Vec<u8> {
     let mut out = Vec::new();
     encode_batch_into(funcs, &mut out);
     out
@@ -529,8 +536,8 @@ pub fn encode_batch(funcs: &[Function]) -> Vec<u8> {
 /// bytes with an equal function could only come from a sender that writes unused fields; the
 /// function is then sent back whole, which is correct, only slower.) An unchanged function costs
 /// one encoding and one `memcmp` here, and nothing on the host.
-pub fn encode_answer_into(funcs: &[Function], sent: &[&[u8]], out: &mut Vec<u8>) {
-    let measures: Vec<Measure> = funcs.iter().map(measure).collect();
+pub fn encode_answer_into<F: Borrow<Function>>(funcs: &[F], sent: &[&[u8]], out: &mut Vec<u8>) {
+    let measures: Vec<Measure> = funcs.iter().map(|f| measure(f.borrow())).collect();
     // Room for every function even if all changed; the space an unchanged function was encoded
     // into is reused by the next one, so pages past what the answer needs are never touched.
     // (Computed up front, so the buffer never grows and copies itself.)
@@ -538,12 +545,13 @@ pub fn encode_answer_into(funcs: &[Function], sent: &[&[u8]], out: &mut Vec<u8>)
         + funcs
             .iter()
             .zip(&measures)
-            .map(|(f, m)| ENTRY_HEADER + m.bytes(f))
+            .map(|(f, m)| ENTRY_HEADER + m.bytes(f.borrow()))
             .sum::<usize>();
     out.reserve(total);
     out.extend_from_slice(&batch_header(funcs.len()));
     let mut side = SideWriter::default();
     for (index, (func, m)) in funcs.iter().zip(&measures).enumerate() {
+        let func = func.borrow();
         let len = m.bytes(func);
         let at = out.len();
         out.extend_from_slice(&(len as u64).to_le_bytes());
@@ -1445,7 +1453,7 @@ mod tests {
         assert_eq!(bytes.len(), batch_len(&funcs));
         assert_eq!(decode_batch(&bytes, funcs.len()), Ok(funcs.clone()));
         assert_eq!(decode_batch(&bytes, 3), Err(FlatError::Count { expected: 3, found: 4 }));
-        assert_eq!(decode_batch(&encode_batch(&[]), 0), Ok(Vec::new()));
+        assert_eq!(decode_batch(&encode_batch::<Function>(&[]), 0), Ok(Vec::new()));
     }
 
     #[test]

@@ -12,8 +12,8 @@ use serde::de::DeserializeOwned;
 
 use super::flat;
 use super::wire::{
-    Answer, ContextRef, Fault, FlatFunctions, ImageRef, Request, RunPassAnswer, decode, encode, encode_with_batch,
-    split_envelope,
+    Answer, ContextRef, Fault, FlatFunctions, ImageRef, ProgramHead, Request, RunPassAnswer, decode, encode,
+    encode_with_batch, split_envelope,
 };
 use super::{API_VERSION, PluginKind, PluginModuleRef, WIRE_VERSION};
 use crate::{
@@ -168,7 +168,12 @@ impl Library {
     /// Sends a request and decodes the answer as `T`.
     fn call<T: DeserializeOwned>(&self, method: &'static str, request: &Request<'_>) -> Result<T, PluginFault> {
         let bytes = encode(request).map_err(|e| self.fault(method, format!("could not be sent a request: {e}")))?;
-        call_raw(self.module, &bytes)
+        self.call_bytes(method, &bytes)
+    }
+
+    /// Sends an encoded request and decodes the answer as `T`.
+    fn call_bytes<T: DeserializeOwned>(&self, method: &'static str, bytes: &[u8]) -> Result<T, PluginFault> {
+        call_raw(self.module, bytes)
             .map_err(|e| self.fault(method, format!("sent an answer that does not decode: {e}")))?
             .map_err(|fault| self.fault(method, describe(&fault)))
     }
@@ -378,13 +383,21 @@ impl PassPlugin for DynPass {
     }
 
     fn analyze(&self, program: &Program, params: &PassParams) -> Result<Option<ProgramAnalysis>, PassError> {
+        let (head, functions) = ProgramHead::split(program);
         let request = Request::Analyze {
-            program: Cow::Borrowed(program),
+            program: head,
             params: Cow::Borrowed(params),
         };
+        let failed = |fault: PluginFault| PassError::Failed(fault.to_string());
+        let bytes = encode_with_batch(&request, &functions).map_err(|e| {
+            failed(
+                self.library
+                    .fault("analyze", format!("could not be sent a request: {e}")),
+            )
+        })?;
         self.library
-            .call::<Result<Option<ProgramAnalysis>, PassError>>("analyze", &request)
-            .map_err(|fault| PassError::Failed(fault.to_string()))?
+            .call_bytes::<Result<Option<ProgramAnalysis>, PassError>>("analyze", &bytes)
+            .map_err(failed)?
     }
 
     fn codegen(&self, params: &PassParams) -> Codegen {

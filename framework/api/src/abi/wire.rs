@@ -30,6 +30,47 @@ pub enum ImageRef<'a> {
     Cached(u64),
 }
 
+/// A [`Program`] without its functions, which follow the envelope as a flat batch in the order
+/// of `keys`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ProgramHead<'a> {
+    /// The guest's register file.
+    pub state: Cow<'a, StateDesc>,
+    /// The runtime helpers.
+    pub helpers: Cow<'a, BTreeMap<String, HelperDecl>>,
+    /// The externs.
+    pub externs: Cow<'a, BTreeMap<GuestAddr, String>>,
+    /// The address-taken functions.
+    pub address_taken: Cow<'a, BTreeSet<GuestAddr>>,
+    /// The key of each function of the batch, in order.
+    pub keys: Vec<GuestAddr>,
+}
+
+impl<'a> ProgramHead<'a> {
+    /// The head of `program` and its functions in key order, for [`encode_with_batch`].
+    pub fn split(program: &'a Program) -> (ProgramHead<'a>, Vec<&'a Function>) {
+        let head = ProgramHead {
+            state: Cow::Borrowed(&program.state),
+            helpers: Cow::Borrowed(&program.helpers),
+            externs: Cow::Borrowed(&program.externs),
+            address_taken: Cow::Borrowed(&program.address_taken),
+            keys: program.functions.keys().copied().collect(),
+        };
+        (head, program.functions.values().collect())
+    }
+
+    /// The program again, from the decoded batch.
+    pub fn join(self, functions: Vec<Function>) -> Program {
+        Program {
+            state: self.state.into_owned(),
+            helpers: self.helpers.into_owned(),
+            externs: self.externs.into_owned(),
+            functions: self.keys.into_iter().zip(functions).collect(),
+            address_taken: self.address_taken.into_owned(),
+        }
+    }
+}
+
 /// The guest state and helpers of a pass request: whole the first time, by number afterwards.
 /// Core calls a pass once per function, and encoding and decoding the state each time would
 /// cost more than the function itself.
@@ -48,10 +89,11 @@ pub enum Request<'a> {
     Info,
     /// [`PassPlugin::check_params`](crate::PassPlugin::check_params).
     CheckParams(Cow<'a, PassParams>),
-    /// [`PassPlugin::analyze`](crate::PassPlugin::analyze).
+    /// [`PassPlugin::analyze`](crate::PassPlugin::analyze): the program's functions follow the
+    /// envelope as a flat batch.
     Analyze {
-        /// The whole program.
-        program: Cow<'a, Program>,
+        /// The whole program but its functions.
+        program: ProgramHead<'a>,
         /// The pass's parameters.
         params: Cow<'a, PassParams>,
     },
@@ -170,7 +212,10 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
 
 /// Encodes an envelope followed by the flat batch of `functions`, in one buffer that is allocated
 /// once at its final size.
-pub fn encode_with_batch<T: Serialize + ?Sized>(envelope: &T, functions: &[Function]) -> Result<Vec<u8>, String> {
+pub fn encode_with_batch<T: Serialize + ?Sized, F: std::borrow::Borrow<Function>>(
+    envelope: &T,
+    functions: &[F],
+) -> Result<Vec<u8>, String> {
     let mut out = encode(envelope)?;
     super::flat::encode_batch_into(functions, &mut out);
     Ok(out)
