@@ -143,8 +143,9 @@ pub trait PassPlugin: Send + Sync {
     fn run(&self, func: &mut Function, cx: &FunctionContext<'_>, params: &PassParams) -> Result<(), PassError>;
 
     /// Transforms many functions, stopping at the first failure, which comes with the index of
-    /// its function. A pass loaded from a library does this in one call across the boundary, so a
-    /// program-wide run pays the boundary once; the default runs [`PassPlugin::run`] on each.
+    /// its function. A pass loaded from a library does this in a few calls across the boundary
+    /// (each carrying some thousands of IR instructions), not one per function; the default runs
+    /// [`PassPlugin::run`] on each.
     fn run_all(
         &self,
         funcs: &mut [Function],

@@ -10,12 +10,14 @@
 //! pass itself runs in process on the same functions, so the difference is the transport: encode,
 //! the call, decode in the plugin, and the same again for the answer.
 
-use std::collections::BTreeMap;
+#[path = "../tests/common/demo.rs"]
+mod demo;
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use rpt_api::abi::{LoadedPlugin, load, wire};
-use rpt_api::{GuestPlugin, PassParams, PassPlugin, Seeds};
+use rpt_api::abi::{LoadedPlugin, flat, load};
+use rpt_api::{BatchContext, FunctionContext, PassParams, PassPlugin};
 use rpt_ir::Function;
 use rpt_pass_example::FoldConstants;
 
@@ -44,30 +46,15 @@ fn main() -> Result<(), String> {
         .nth(1)
         .map(PathBuf::from)
         .ok_or("usage: transport <path to librpt_pass_example.so built with --features export-plugin>")?;
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let image_bytes = std::fs::read(root.join("tests/guests/x86/demo.exe")).map_err(|e| e.to_string())?;
 
-    // The demo's functions as the x86 guest lifts them.
-    let guest = rpt_guest_x86_pe::X86Pe;
-    let options = BTreeMap::new();
-    let image = guest.load(&image_bytes).map_err(|e| e.to_string())?;
-    let seeds = Seeds {
-        function_hints: [
-            0x4014b0, 0x4014c0, 0x4014d0, 0x4014e0, 0x4014f0, 0x401500, 0x401510, 0x401520,
-        ]
-        .into_iter()
-        .map(rpt_ir::GuestAddr)
-        .collect(),
-        ..Seeds::default()
-    };
-    let discovery = guest.discover(&image, &seeds);
-    let lifted: Vec<Function> = discovery
-        .functions
-        .iter()
-        .map(|addr| guest.lift(&image, *addr, &discovery.functions, &options).function)
-        .collect();
-    let state = guest.state(&options);
-    let program: Vec<Function> = lifted.iter().cycle().take(function_count()).cloned().collect();
+    // The demo's functions as the x86 guest lifts them; the program cycles through them.
+    let demo::Demo {
+        functions: lifted,
+        state,
+        helpers,
+    } = demo::lifted()?;
+    let nth = |i: usize| lifted[i % lifted.len()].clone();
+    let program: Vec<Function> = (0..function_count()).map(nth).collect();
     let insts: usize = program.iter().flat_map(|f| &f.blocks).map(|b| b.insts.len() + 1).sum();
     println!(
         "{} functions cloned from the demo's {} lifted functions: {insts} instructions, {:.0} per function",
@@ -80,7 +67,6 @@ fn main() -> Result<(), String> {
         return Err(format!("{} is not a pass plugin", library.display()));
     };
     let params = PassParams::new();
-    let helpers = std::collections::BTreeMap::new();
     let batch_cx = rpt_api::BatchContext {
         state: &state,
         helpers: &helpers,
@@ -88,66 +74,170 @@ fn main() -> Result<(), String> {
     };
     let function_cx = batch_cx.function(0);
 
-    // The wire format alone: both directions, no call.
-    let started = Instant::now();
-    let request = wire::encode(&wire::Request::RunPass {
-        state: std::borrow::Cow::Borrowed(&state),
-        helpers: std::borrow::Cow::Borrowed(&helpers),
-        facts: std::borrow::Cow::Borrowed(&[]),
-        params: std::borrow::Cow::Borrowed(&params),
-        functions: std::borrow::Cow::Borrowed(&program),
-    })?;
-    let encoded = started.elapsed();
-    let decoded: wire::Request<'static> = wire::decode(&request)?;
-    println!(
-        "  encode {:.1} ms, decode {:.1} ms",
-        encoded.as_secs_f64() * 1e3,
-        (started.elapsed() - encoded).as_secs_f64() * 1e3
-    );
-    let wire::Request::RunPass { functions, .. } = decoded else {
-        return Err("the request decoded as another request".into());
+    // The flat form alone: every function encoded and decoded once each way, no call. (Each
+    // copy of the program takes a few GB at 50,000 functions, so copies are dropped early.)
+    let timed = |f: &mut dyn FnMut()| {
+        let started = Instant::now();
+        f();
+        started.elapsed()
     };
-    let answer = wire::encode(&functions)?;
-    let back: Vec<Function> = wire::decode(&answer)?;
-    let codec = started.elapsed();
-    assert_eq!(back.len(), function_count());
+    let (mut request, mut decoded, mut answer, mut back) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let encode_request = timed(&mut || request = flat::encode_batch(&program));
+    let mut failure = None;
+    let decode_request = timed(&mut || match flat::decode_batch(&request, program.len()) {
+        Ok(funcs) => decoded = funcs,
+        Err(e) => failure = Some(e),
+    });
+    let request_len = request.len();
+    drop(request);
+    let encode_answer = timed(&mut || answer = flat::encode_batch(&decoded));
+    drop(decoded);
+    let decode_answer = timed(&mut || match flat::decode_batch(&answer, program.len()) {
+        Ok(funcs) => back = funcs,
+        Err(e) => failure = Some(e),
+    });
+    if let Some(e) = failure {
+        return Err(e.to_string());
+    }
+    println!(
+        "  encode {:.1} ms, decode {:.1} ms (each way; drops not counted)",
+        encode_request.as_secs_f64() * 1e3,
+        decode_request.as_secs_f64() * 1e3
+    );
+    let codec = encode_request + decode_request + encode_answer + decode_answer;
+    assert!(back == program, "the flat form does not round-trip");
     println!(
         "request {:.1} MB, answer {:.1} MB ({} bytes per function)",
-        request.len() as f64 / 1e6,
+        request_len as f64 / 1e6,
         answer.len() as f64 / 1e6,
         answer.len() / function_count()
     );
     report("encode + decode, both directions", codec);
+    drop((answer, back));
 
     // The pass in process, for the work the plugin does besides transport.
     let mut in_process = program.clone();
-    let started = Instant::now();
-    FoldConstants
-        .run_all(&mut in_process, &batch_cx, &params)
-        .map_err(|(i, e)| format!("function {i}: {e}"))?;
-    let work = started.elapsed();
+    let work = phase_first_in_process(&mut in_process, &batch_cx, &params)?;
     report("pass in process (no transport)", work);
 
-    // The whole program in one call.
-    let mut batch = program.clone();
-    let started = Instant::now();
-    plugin
-        .run_all(&mut batch, &batch_cx, &params)
-        .map_err(|(i, e)| format!("function {i}: {e}"))?;
-    let batched = started.elapsed();
+    // The whole program through `run_all`, as a program-wide pass calls it.
+    let mut batch = program;
+    let batched = phase_first_run_all(plugin.as_ref(), &mut batch, &batch_cx, &params)?;
     assert!(batch == in_process, "the plugin and the in-process pass disagree");
-    report("pass through the plugin, one call", batched);
+    drop(batch);
+    report("pass through the plugin, run_all", batched);
     report("  of which transport", batched.saturating_sub(work));
 
     // One call per function, as the per-function query makes them.
-    let mut single = program.clone();
-    let started = Instant::now();
-    for func in &mut single {
-        plugin.run(func, &function_cx, &params).map_err(|e| e.to_string())?;
-    }
-    let one_by_one = started.elapsed();
-    assert!(single == in_process, "the plugin and the in-process pass disagree");
+    let one_by_one = phase_per_call(plugin.as_ref(), &nth, &in_process, &function_cx, &params)?;
     report("pass through the plugin, a call per function", one_by_one);
     report("  of which transport", one_by_one.saturating_sub(work));
+
+    // The pass again over its own output: where it finds nothing more to fold, the plugin answers
+    // "unchanged" and the host decodes nothing.
+    let mut again_in_process = in_process.clone();
+    let again_work = phase_second_in_process(&mut again_in_process, &batch_cx, &params)?;
+    let unchanged = again_in_process.iter().zip(&in_process).filter(|(a, b)| a == b).count();
+    println!("second run: {unchanged} of {} functions unchanged", function_count());
+    report("second run in process (no transport)", again_work);
+    let mut again = in_process;
+    let again_plugin = phase_second_run_all(plugin.as_ref(), &mut again, &batch_cx, &params)?;
+    assert!(again == again_in_process, "the plugin and the in-process pass disagree");
+    report("second run through the plugin, run_all", again_plugin);
+    report("  of which transport", again_plugin.saturating_sub(again_work));
     Ok(())
+}
+
+// Each measured phase is a function of its own, so that callgrind reports its instructions apart:
+// `callgrind_annotate --inclusive=yes callgrind.out.N | grep phase_`.
+
+#[inline(always)]
+fn timed_run_all(
+    pass: &dyn PassPlugin,
+    funcs: &mut [Function],
+    cx: &BatchContext<'_>,
+    params: &PassParams,
+) -> Result<Duration, String> {
+    let started = Instant::now();
+    pass.run_all(funcs, cx, params)
+        .map_err(|(i, e)| format!("function {i}: {e}"))?;
+    Ok(started.elapsed())
+}
+
+#[inline(never)]
+fn phase_first_in_process(
+    funcs: &mut [Function],
+    cx: &BatchContext<'_>,
+    params: &PassParams,
+) -> Result<Duration, String> {
+    // Distinct bodies, or the compiler merges the phases into one symbol.
+    std::hint::black_box("phase_first_in_process");
+    timed_run_all(&FoldConstants, funcs, cx, params)
+}
+
+#[inline(never)]
+fn phase_second_in_process(
+    funcs: &mut [Function],
+    cx: &BatchContext<'_>,
+    params: &PassParams,
+) -> Result<Duration, String> {
+    // Distinct bodies, or the compiler merges the phases into one symbol.
+    std::hint::black_box("phase_second_in_process");
+    timed_run_all(&FoldConstants, funcs, cx, params)
+}
+
+#[inline(never)]
+fn phase_first_run_all(
+    plugin: &dyn PassPlugin,
+    funcs: &mut [Function],
+    cx: &BatchContext<'_>,
+    params: &PassParams,
+) -> Result<Duration, String> {
+    // Distinct bodies, or the compiler merges the phases into one symbol.
+    std::hint::black_box("phase_first_run_all");
+    timed_run_all(plugin, funcs, cx, params)
+}
+
+#[inline(never)]
+fn phase_second_run_all(
+    plugin: &dyn PassPlugin,
+    funcs: &mut [Function],
+    cx: &BatchContext<'_>,
+    params: &PassParams,
+) -> Result<Duration, String> {
+    // Distinct bodies, or the compiler merges the phases into one symbol.
+    std::hint::black_box("phase_second_run_all");
+    timed_run_all(plugin, funcs, cx, params)
+}
+
+/// One function through one call (the pass's work included).
+#[inline(never)]
+fn phase_one_call(
+    plugin: &dyn PassPlugin,
+    func: &mut Function,
+    cx: &FunctionContext<'_>,
+    params: &PassParams,
+) -> Result<(), String> {
+    plugin.run(func, cx, params).map_err(|e| e.to_string())
+}
+
+/// Each function through its own call, compared with the in-process result; the clone of each
+/// input and the comparison (not transport) are outside `phase_one_call` and the timing.
+#[inline(never)]
+fn phase_per_call(
+    plugin: &dyn PassPlugin,
+    nth: &dyn Fn(usize) -> Function,
+    expected: &[Function],
+    cx: &FunctionContext<'_>,
+    params: &PassParams,
+) -> Result<Duration, String> {
+    let mut total = Duration::ZERO;
+    for (i, expected) in expected.iter().enumerate() {
+        let mut func = nth(i);
+        let started = Instant::now();
+        phase_one_call(plugin, &mut func, cx, params)?;
+        total += started.elapsed();
+        assert!(func == *expected, "the plugin and the in-process pass disagree");
+    }
+    Ok(total)
 }

@@ -7,7 +7,12 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
-use super::wire::{Answer, Fault, ImageRef, Request, decode, encode_answer};
+use super::flat;
+use rpt_ir::{HelperDecl, StateDesc};
+
+use super::wire::{
+    Answer, ContextRef, Fault, FlatFunctions, ImageRef, Request, RunPassAnswer, encode, encode_answer, split_envelope,
+};
 use crate::{BatchContext, GuestImage, GuestPlugin, HostPlugin, PassPlugin};
 
 /// The text of a panic payload.
@@ -21,13 +26,14 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// Runs `answer` on the decoded request with panics caught, and encodes what it returns.
-fn serve(request: &[u8], answer: impl FnOnce(Request<'static>) -> Answer<Vec<u8>>) -> Vec<u8> {
-    let request: Request<'static> = match decode(request) {
+/// Runs `answer` on the decoded request (and the flat batch after it, empty for requests without
+/// one) with panics caught, and encodes what it returns.
+fn serve(request: &[u8], answer: impl FnOnce(Request<'static>, &[u8]) -> Answer<Vec<u8>>) -> Vec<u8> {
+    let (request, batch): (Request<'static>, &[u8]) = match split_envelope(request) {
         Ok(r) => r,
         Err(e) => return encode_answer::<()>(&Err(Fault::BadRequest(e))),
     };
-    match catch_unwind(AssertUnwindSafe(|| answer(request))) {
+    match catch_unwind(AssertUnwindSafe(|| answer(request, batch))) {
         // The answer is already encoded as `Answer<T>`.
         Ok(Ok(bytes)) => bytes,
         Ok(Err(fault)) => encode_answer::<()>(&Err(fault)),
@@ -42,35 +48,88 @@ fn ok<T: Serialize>(value: T) -> Answer<Vec<u8>> {
 
 /// Answers a request to a pass plugin; the `export_pass!` macro calls this.
 pub fn serve_pass<P: PassPlugin>(pass: &P, request: &[u8]) -> Vec<u8> {
-    serve(request, |request| match request {
+    serve(request, |request, batch| match request {
         Request::Info => ok(pass.info()),
         Request::CheckParams(params) => ok(pass.check_params(&params)),
-        Request::Analyze { program, params } => ok(pass.analyze(&program, &params)),
+        Request::Analyze { program, params } => {
+            let functions = flat::decode_batch(batch, program.keys.len())
+                .map_err(|e| Fault::BadRequest(format!("the functions do not decode: {e}")))?;
+            ok(pass.analyze(&program.join(functions), &params))
+        }
         Request::Codegen(params) => ok(pass.codegen(&params)),
         Request::RunPass {
-            state,
-            helpers,
+            context,
             facts,
             params,
             functions,
         } => {
-            let mut functions = functions.into_owned();
-            let batch = BatchContext {
-                state: &state,
-                helpers: &helpers,
+            let count = usize::try_from(functions.count).unwrap_or(usize::MAX);
+            let bad = |e: flat::FlatError| Fault::BadRequest(format!("the functions do not decode: {e}"));
+            // The bytes each function arrived in, to tell afterwards which ones the pass changed.
+            let sent: Vec<&[u8]> = flat::read_batch(batch, count)
+                .map_err(bad)?
+                .into_iter()
+                .map(|entry| match entry {
+                    flat::Entry::Function(bytes) => Some(bytes),
+                    flat::Entry::Unchanged => None,
+                })
+                .collect::<Option<_>>()
+                .ok_or_else(|| Fault::BadRequest("a request marks a function unchanged".to_string()))?;
+            let mut funcs = Vec::with_capacity(sent.len());
+            for (index, bytes) in sent.iter().enumerate() {
+                funcs.push(flat::decode_function(bytes).map_err(|e| {
+                    bad(flat::FlatError::InFunction {
+                        index,
+                        source: Box::new(e),
+                    })
+                })?);
+            }
+            let context = pass_context(context)?;
+            let batch_context = BatchContext {
+                state: &context.0,
+                helpers: &context.1,
                 facts: &facts,
             };
-            let result = pass.run_all(&mut functions, &batch, &params);
-            ok(result.map(|()| functions))
+            match pass.run_all(&mut funcs, &batch_context, &params) {
+                Ok(()) => {
+                    let envelope: RunPassAnswer = Ok(Ok(functions));
+                    let mut out = encode(&envelope).map_err(Fault::BadRequest)?;
+                    flat::encode_answer_into(&funcs, &sent, &mut out);
+                    Ok(out)
+                }
+                Err(failure) => ok(Err::<FlatFunctions, _>(failure)),
+            }
         }
         _ => Err(Fault::WrongKind),
     })
+}
+
+/// The state and helpers a pass plugin was sent, by the number the host gave them.
+type PassContext = Arc<(StateDesc, BTreeMap<String, HelperDecl>)>;
+
+/// Contexts a pass plugin was sent; a host sends one per program, so the latest few are kept.
+static CONTEXTS: Mutex<BTreeMap<u64, PassContext>> = Mutex::new(BTreeMap::new());
+
+fn pass_context(context: ContextRef<'static>) -> Result<PassContext, Fault> {
+    let mut contexts = CONTEXTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    match context {
+        ContextRef::Full(id, state, helpers) => {
+            let context = Arc::new((state.into_owned(), helpers.into_owned()));
+            contexts.insert(id, context.clone());
+            while contexts.len() > KEPT_IMAGES {
+                contexts.pop_first();
+            }
+            Ok(context)
+        }
+        ContextRef::Cached(id) => contexts.get(&id).cloned().ok_or(Fault::UnknownContext(id)),
+    }
 }
 
 /// Images a guest plugin was sent, by the number the host gave them. Hosts send one image per
 /// run, so the cache holds the latest few.
 static IMAGES: Mutex<BTreeMap<u64, Arc<GuestImage>>> = Mutex::new(BTreeMap::new());
 
+/// How many images (or pass contexts) a plugin keeps.
 const KEPT_IMAGES: usize = 4;
 
 fn image(image: ImageRef<'static>) -> Result<Arc<GuestImage>, Fault> {
@@ -90,7 +149,7 @@ fn image(image: ImageRef<'static>) -> Result<Arc<GuestImage>, Fault> {
 
 /// Answers a request to a guest plugin; the `export_guest!` macro calls this.
 pub fn serve_guest<G: GuestPlugin>(guest: &G, request: &[u8]) -> Vec<u8> {
-    serve(request, |request| match request {
+    serve(request, |request, _| match request {
         Request::Info => ok(guest.info()),
         Request::CheckOptions(options) => ok(guest.check_options(&options)),
         Request::State(options) => ok(guest.state(&options)),
@@ -113,7 +172,7 @@ pub fn serve_guest<G: GuestPlugin>(guest: &G, request: &[u8]) -> Vec<u8> {
 
 /// Answers a request to a host plugin; the `export_host!` macro calls this.
 pub fn serve_host<H: HostPlugin>(host: &H, request: &[u8]) -> Vec<u8> {
-    serve(request, |request| match request {
+    serve(request, |request, _| match request {
         Request::Info => ok(host.info()),
         Request::HostDesc => ok(host.desc()),
         Request::CpuModels => ok(host.cpu_models()),
@@ -123,4 +182,147 @@ pub fn serve_host<H: HostPlugin>(host: &H, request: &[u8]) -> Vec<u8> {
         Request::Runner => ok(host.runner()),
         _ => Err(Fault::WrongKind),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use rpt_ir::{Function, GuestAddr, Slot, SlotLayout, SlotRole, Type};
+
+    use super::*;
+    use crate::abi::flat;
+    use crate::abi::wire::ProgramHead;
+    use crate::abi::wire::{encode_with_batch, split_envelope};
+    use crate::{FunctionContext, PassError, PassParams, PluginInfo, ProgramAnalysis};
+    use rpt_ir::Program;
+
+    /// Moves the entry of functions at odd addresses by the number of state slots, so the answer
+    /// shows both that the context arrived and which functions changed.
+    struct ShiftOdd;
+
+    impl PassPlugin for ShiftOdd {
+        fn info(&self) -> PluginInfo {
+            PluginInfo {
+                name: "shift-odd".into(),
+                version: "0".into(),
+                hash: String::new(),
+            }
+        }
+
+        fn check_params(&self, _: &PassParams) -> Result<(), PassError> {
+            Ok(())
+        }
+
+        /// Reports every function's key, entry and block count, and the externs.
+        fn analyze(&self, program: &Program, _: &PassParams) -> Result<Option<ProgramAnalysis>, PassError> {
+            let mut report = String::new();
+            for (key, func) in &program.functions {
+                report += &format!("{key}:{}:{} ", func.entry, func.blocks.len());
+            }
+            report += &format!("externs {}", program.externs.len());
+            Ok(Some(ProgramAnalysis {
+                facts: BTreeMap::new(),
+                report,
+            }))
+        }
+
+        fn run(&self, func: &mut Function, cx: &FunctionContext<'_>, _: &PassParams) -> Result<(), PassError> {
+            if func.entry.0 % 2 == 1 {
+                func.entry.0 += cx.state.len() as u64;
+            }
+            Ok(())
+        }
+    }
+
+    fn run(context: ContextRef<'_>, funcs: &[Function]) -> Answer<(FlatFunctions, Vec<Option<Function>>)> {
+        let params = PassParams::new();
+        let request = Request::RunPass {
+            context,
+            facts: Cow::Owned(Vec::new()),
+            params: Cow::Borrowed(&params),
+            functions: FlatFunctions {
+                count: funcs.len() as u64,
+            },
+        };
+        let bytes = serve_pass(&ShiftOdd, &encode_with_batch(&request, funcs).expect("encodes"));
+        let (head, rest): (RunPassAnswer, &[u8]) = split_envelope(&bytes).expect("the answer decodes");
+        let count = head?.expect("the pass succeeds");
+        Ok((
+            count,
+            flat::decode_answer(rest, funcs.len()).expect("the batch decodes"),
+        ))
+    }
+
+    #[test]
+    fn a_pass_answers_with_changed_functions_and_keeps_its_context() {
+        let mut state = StateDesc::new();
+        for name in ["eax", "ebx", "ecx"] {
+            state
+                .add(Slot {
+                    name: name.into(),
+                    ty: Type::I32,
+                    role: SlotRole::Gpr,
+                    layout: SlotLayout::Plain,
+                })
+                .expect("slot");
+        }
+        let helpers = BTreeMap::new();
+        let funcs: Vec<Function> = [0x10, 0x11, 0x12].map(|a| Function::new(GuestAddr(a))).into();
+        // A number the plugin was never sent.
+        let id = u64::MAX - 7;
+        assert_eq!(run(ContextRef::Cached(id), &funcs), Err(Fault::UnknownContext(id)));
+        let full = ContextRef::Full(id, Cow::Borrowed(&state), Cow::Borrowed(&helpers));
+        let moved = Some(Function::new(GuestAddr(0x14)));
+        let expected = (FlatFunctions { count: 3 }, vec![None, moved, None]);
+        assert_eq!(run(full, &funcs), Ok(expected.clone()));
+        assert_eq!(run(ContextRef::Cached(id), &funcs), Ok(expected));
+    }
+
+    #[test]
+    fn an_analysis_sees_the_whole_program() {
+        let mut program = Program::default();
+        let mut func = Function::new(GuestAddr(0x20));
+        func.new_block();
+        program
+            .functions
+            .insert(GuestAddr(0x10), Function::new(GuestAddr(0x10)));
+        // A key that is not the entry stays the key.
+        program.functions.insert(GuestAddr(0x30), func);
+        program.externs.insert(GuestAddr(0x40), "puts".into());
+        let params = PassParams::new();
+        let (head, functions) = ProgramHead::split(&program);
+        let request = Request::Analyze {
+            program: head,
+            params: Cow::Borrowed(&params),
+        };
+        let answer = serve_pass(&ShiftOdd, &encode_with_batch(&request, &functions).expect("encodes"));
+        let analysis: Answer<Result<Option<ProgramAnalysis>, PassError>> =
+            crate::abi::wire::decode(&answer).expect("the answer decodes");
+        let report = analysis
+            .expect("no fault")
+            .expect("no error")
+            .expect("an analysis")
+            .report;
+        assert_eq!(report, "0x00000010:0x00000010:0 0x00000030:0x00000020:1 externs 1");
+    }
+
+    #[test]
+    fn a_request_with_a_broken_batch_is_refused() {
+        let params = PassParams::new();
+        let request = Request::RunPass {
+            context: ContextRef::Cached(1),
+            facts: Cow::Owned(Vec::new()),
+            params: Cow::Borrowed(&params),
+            functions: FlatFunctions { count: 1 },
+        };
+        let mut bytes = encode_with_batch(&request, &[Function::new(GuestAddr(1))]).expect("encodes");
+        bytes.pop();
+        let answer = serve_pass(&ShiftOdd, &bytes);
+        let (head, _): (RunPassAnswer, &[u8]) = split_envelope(&answer).expect("the answer decodes");
+        assert!(
+            matches!(&head, Err(Fault::BadRequest(m)) if m.contains("do not decode")),
+            "{head:?}"
+        );
+    }
 }

@@ -10,7 +10,11 @@ use abi_stable::std_types::RSlice;
 use rpt_ir::{Function, GuestAddr, HelperDecl, Program, StateDesc};
 use serde::de::DeserializeOwned;
 
-use super::wire::{Answer, Fault, ImageRef, Request, decode, encode};
+use super::flat;
+use super::wire::{
+    Answer, ContextRef, Fault, FlatFunctions, ImageRef, ProgramHead, Request, RunPassAnswer, decode, encode,
+    encode_with_batch, split_envelope,
+};
 use super::{API_VERSION, PluginKind, PluginModuleRef, WIRE_VERSION};
 use crate::{
     BatchContext, CEnvironment, Codegen, CompilerSettings, CpuModel, Discovery, FunctionContext, GuestError,
@@ -164,7 +168,12 @@ impl Library {
     /// Sends a request and decodes the answer as `T`.
     fn call<T: DeserializeOwned>(&self, method: &'static str, request: &Request<'_>) -> Result<T, PluginFault> {
         let bytes = encode(request).map_err(|e| self.fault(method, format!("could not be sent a request: {e}")))?;
-        call_raw(self.module, &bytes)
+        self.call_bytes(method, &bytes)
+    }
+
+    /// Sends an encoded request and decodes the answer as `T`.
+    fn call_bytes<T: DeserializeOwned>(&self, method: &'static str, bytes: &[u8]) -> Result<T, PluginFault> {
+        call_raw(self.module, bytes)
             .map_err(|e| self.fault(method, format!("sent an answer that does not decode: {e}")))?
             .map_err(|fault| self.fault(method, describe(&fault)))
     }
@@ -186,6 +195,7 @@ fn describe(fault: &Fault) -> String {
         Fault::BadRequest(message) => format!("could not read rpt's request ({message})"),
         Fault::WrongKind => "was sent a request for another kind of plugin".to_string(),
         Fault::UnknownImage(id) => format!("lost guest image {id}"),
+        Fault::UnknownContext(id) => format!("lost pass context {id}"),
     }
 }
 
@@ -236,7 +246,10 @@ pub fn load(path: &Path) -> Result<LoadedPlugin, LoadError> {
             sent_image: Mutex::new(None),
         })),
         PluginKind::Host => LoadedPlugin::Host(Arc::new(DynHost { library })),
-        PluginKind::Pass => LoadedPlugin::Pass(Arc::new(DynPass { library })),
+        PluginKind::Pass => LoadedPlugin::Pass(Arc::new(DynPass {
+            library,
+            sent_context: Mutex::new(None),
+        })),
     })
 }
 
@@ -262,9 +275,100 @@ fn sha256_hex(bytes: &[u8]) -> String {
     sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// A pass in a library.
+/// A pass in a library. It remembers the last state and helpers it sent, so that calling it once
+/// per function sends them once.
 struct DynPass {
     library: Arc<Library>,
+    sent_context: Mutex<Option<SentContext>>,
+}
+
+/// A pass context as the plugin holds it, under its number.
+struct SentContext {
+    id: u64,
+    state: StateDesc,
+    helpers: BTreeMap<String, HelperDecl>,
+}
+
+/// Numbers contexts across every pass library of the process, so that two hosts of one library
+/// (loaded twice, which gives the same library) never mistake each other's contexts.
+static NEXT_CONTEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// Why a run request produced no functions.
+enum RunFailure {
+    /// The plugin no longer holds the context the request named; send it again.
+    LostContext,
+    /// Anything else, as `run_all` reports it.
+    Failed((usize, PassError)),
+}
+
+impl DynPass {
+    /// The number of the context the plugin already holds, if it is this one.
+    fn cached_context(&self, batch: &BatchContext<'_>) -> Option<u64> {
+        let sent = self.sent_context.lock().unwrap_or_else(|p| p.into_inner());
+        sent.as_ref()
+            .and_then(|s| (s.state == *batch.state && s.helpers == *batch.helpers).then_some(s.id))
+    }
+
+    /// Numbers a context and remembers it as the one the plugin holds.
+    fn remember_context(&self, batch: &BatchContext<'_>) -> u64 {
+        let id = NEXT_CONTEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        *self.sent_context.lock().unwrap_or_else(|p| p.into_inner()) = Some(SentContext {
+            id,
+            state: batch.state.clone(),
+            helpers: batch.helpers.clone(),
+        });
+        id
+    }
+
+    /// One run request and its answer applied to `funcs`.
+    fn run_once(
+        &self,
+        context: ContextRef<'_>,
+        funcs: &mut [Function],
+        batch: &BatchContext<'_>,
+        params: &PassParams,
+    ) -> Result<(), RunFailure> {
+        let failed = |fault: PluginFault| RunFailure::Failed((0, PassError::Failed(fault.to_string())));
+        let request = Request::RunPass {
+            context,
+            facts: Cow::Borrowed(batch.facts),
+            params: Cow::Borrowed(params),
+            functions: FlatFunctions {
+                count: funcs.len() as u64,
+            },
+        };
+        let bytes = encode_with_batch(&request, funcs)
+            .map_err(|e| failed(self.library.fault("run", format!("could not be sent a request: {e}"))))?;
+        let answer = (self.library.module.call())(RSlice::from_slice(&bytes));
+        drop(bytes);
+        let undecodable = |e: String| {
+            failed(
+                self.library
+                    .fault("run", format!("sent an answer that does not decode: {e}")),
+            )
+        };
+        let (head, rest): (RunPassAnswer, &[u8]) = split_envelope(answer.as_slice()).map_err(undecodable)?;
+        let count = match head {
+            Ok(Ok(count)) => count,
+            Ok(Err(failure)) => return Err(RunFailure::Failed(failure)),
+            Err(Fault::UnknownContext(_)) => return Err(RunFailure::LostContext),
+            Err(fault) => return Err(failed(self.library.fault("run", describe(&fault)))),
+        };
+        if count.count != funcs.len() as u64 {
+            return Err(failed(self.library.fault(
+                "run",
+                format!("returned {} functions for {}", count.count, funcs.len()),
+            )));
+        }
+        // Only a whole answer is applied; functions marked unchanged keep the host's copy.
+        let changed = flat::decode_answer(rest, funcs.len()).map_err(|e| undecodable(e.to_string()))?;
+        for (slot, func) in funcs.iter_mut().zip(changed) {
+            if let Some(func) = func {
+                *slot = func;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl PassPlugin for DynPass {
@@ -279,13 +383,21 @@ impl PassPlugin for DynPass {
     }
 
     fn analyze(&self, program: &Program, params: &PassParams) -> Result<Option<ProgramAnalysis>, PassError> {
+        let (head, functions) = ProgramHead::split(program);
         let request = Request::Analyze {
-            program: Cow::Borrowed(program),
+            program: head,
             params: Cow::Borrowed(params),
         };
+        let failed = |fault: PluginFault| PassError::Failed(fault.to_string());
+        let bytes = encode_with_batch(&request, &functions).map_err(|e| {
+            failed(
+                self.library
+                    .fault("analyze", format!("could not be sent a request: {e}")),
+            )
+        })?;
         self.library
-            .call::<Result<Option<ProgramAnalysis>, PassError>>("analyze", &request)
-            .map_err(|fault| PassError::Failed(fault.to_string()))?
+            .call_bytes::<Result<Option<ProgramAnalysis>, PassError>>("analyze", &bytes)
+            .map_err(failed)?
     }
 
     fn codegen(&self, params: &PassParams) -> Codegen {
@@ -313,28 +425,63 @@ impl PassPlugin for DynPass {
         batch: &BatchContext<'_>,
         params: &PassParams,
     ) -> Result<(), (usize, PassError)> {
-        let request = Request::RunPass {
-            state: Cow::Borrowed(batch.state),
-            helpers: Cow::Borrowed(batch.helpers),
-            facts: Cow::Borrowed(batch.facts),
-            params: Cow::Borrowed(params),
-            functions: Cow::Borrowed(funcs),
-        };
-        let answer = self
-            .library
-            .call::<Result<Vec<Function>, (usize, PassError)>>("run", &request)
-            .map_err(|fault| (0, PassError::Failed(fault.to_string())))??;
-        if answer.len() != funcs.len() {
-            let fault = self.library.fault(
-                "run",
-                format!("returned {} functions for {}", answer.len(), funcs.len()),
-            );
-            return Err((0, PassError::Failed(fault.to_string())));
-        }
-        for (slot, func) in funcs.iter_mut().zip(answer) {
-            *slot = func;
+        let mut start = 0;
+        while start < funcs.len() {
+            let mut end = start;
+            let mut insts = 0;
+            while end < funcs.len() && (end == start || insts < CALL_INSTS) {
+                insts += funcs[end].blocks.iter().map(|b| b.insts.len()).sum::<usize>();
+                end += 1;
+            }
+            let chunk = BatchContext {
+                state: batch.state,
+                helpers: batch.helpers,
+                facts: batch.facts.get(start..end.min(batch.facts.len())).unwrap_or(&[]),
+            };
+            self.run_call(&mut funcs[start..end], &chunk, params)
+                .map_err(|(i, e)| (start + i, e))?;
+            start = end;
         }
         Ok(())
+    }
+}
+
+/// About how many IR instructions one call carries: a program-wide pass goes in calls of a few
+/// hundred kilobytes each way, which stay in the caches, instead of one buffer of the whole
+/// program, which is slower to write and read (fresh pages, main memory) and holds every function
+/// twice at once. The FFI call itself costs nothing next to this.
+const CALL_INSTS: usize = 1 << 12;
+
+impl DynPass {
+    /// Runs the pass over `funcs` in one call.
+    fn run_call(
+        &self,
+        funcs: &mut [Function],
+        batch: &BatchContext<'_>,
+        params: &PassParams,
+    ) -> Result<(), (usize, PassError)> {
+        if let Some(id) = self.cached_context(batch) {
+            match self.run_once(ContextRef::Cached(id), funcs, batch, params) {
+                Ok(()) => return Ok(()),
+                Err(RunFailure::Failed(failure)) => return Err(failure),
+                // The plugin dropped the context: send it whole below.
+                Err(RunFailure::LostContext) => {}
+            }
+        }
+        let id = self.remember_context(batch);
+        let context = ContextRef::Full(id, Cow::Borrowed(batch.state), Cow::Borrowed(batch.helpers));
+        match self.run_once(context, funcs, batch, params) {
+            Ok(()) => Ok(()),
+            Err(RunFailure::Failed(failure)) => Err(failure),
+            Err(RunFailure::LostContext) => Err((
+                0,
+                PassError::Failed(
+                    self.library
+                        .fault("run", "lost the pass context it was just sent".to_string())
+                        .to_string(),
+                ),
+            )),
+        }
     }
 }
 

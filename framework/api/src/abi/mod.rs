@@ -6,9 +6,13 @@
 //! [`PluginModule`]: the plugin's kind, its name, the API and wire-format versions it was built
 //! against, and a single entry point, `call`.
 //!
-//! Everything else crosses the boundary as bytes: a request is one postcard buffer and the answer
-//! another, so a call costs one FFI round trip however much IR it carries, and a pass over a whole
-//! program sends every function in one buffer ([`PassPlugin::run_all`]). The layout of the root
+//! Everything else crosses the boundary as bytes: a request is one buffer and the answer another,
+//! so a call costs one FFI round trip however much IR it carries, and a pass over a whole program
+//! sends every function in one buffer ([`PassPlugin::run_all`]). A buffer starts with a postcard
+//! envelope ([`wire`]); the functions of a pass request and of its answer follow it in the
+//! [`flat`] form, fixed-width instruction records that cost tens of host instructions per IR
+//! instruction to write or read, and the answer marks the functions the pass did not change so
+//! that they are neither encoded nor decoded again. The layout of the root
 //! module is checked by abi_stable when the library is loaded, the versions by [`load`]; a plugin
 //! that panics is caught inside the library (a panic must not unwind through `extern "C"`) and
 //! reported with its name.
@@ -23,6 +27,7 @@
 #![allow(unsafe_code)]
 
 mod export;
+pub mod flat;
 mod load;
 pub mod wire;
 
@@ -41,7 +46,10 @@ pub const API_VERSION: u32 = 1;
 /// The version of the byte format requests and answers use. It changes whenever a type that
 /// crosses the boundary (the IR included) changes shape, so that a plugin never decodes bytes
 /// written for another layout.
-pub const WIRE_VERSION: u32 = 1;
+///
+/// Version 2: the functions of a pass request and its answer travel in the [`flat`] form after
+/// the postcard envelope, and an answer marks the functions the pass left unchanged.
+pub const WIRE_VERSION: u32 = 2;
 
 /// The symbol abi_stable looks up in a plugin library. The export macros must spell it out,
 /// because a `macro_rules!` cannot build an identifier from a constant; a test checks that it is

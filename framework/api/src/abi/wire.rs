@@ -3,8 +3,13 @@
 //! The host encodes a request from borrowed data ([`Cow::Borrowed`]), the plugin decodes it into
 //! owned data, and the answer comes back as `Result<T, Fault>` where `T` is the return type of
 //! the trait method the request stands for. Postcard writes integers as varints and no field
-//! names, so a function of a few hundred instructions takes a few kilobytes and encodes in
-//! microseconds.
+//! names, which suits the small, varied data of most calls.
+//!
+//! IR functions are the exception: a pass over a program carries millions of instructions, and
+//! serde's generic path costs hundreds of host instructions per IR instruction. So
+//! [`Request::RunPass`] and its answer carry a [`FlatFunctions`] marker in the envelope, and the
+//! functions follow the envelope in the same buffer as a [`flat`](super::flat) batch
+//! ([`encode_with_batch`], [`split_envelope`]).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -25,6 +30,58 @@ pub enum ImageRef<'a> {
     Cached(u64),
 }
 
+/// A [`Program`] without its functions, which follow the envelope as a flat batch in the order
+/// of `keys`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ProgramHead<'a> {
+    /// The guest's register file.
+    pub state: Cow<'a, StateDesc>,
+    /// The runtime helpers.
+    pub helpers: Cow<'a, BTreeMap<String, HelperDecl>>,
+    /// The externs.
+    pub externs: Cow<'a, BTreeMap<GuestAddr, String>>,
+    /// The address-taken functions.
+    pub address_taken: Cow<'a, BTreeSet<GuestAddr>>,
+    /// The key of each function of the batch, in order.
+    pub keys: Vec<GuestAddr>,
+}
+
+impl<'a> ProgramHead<'a> {
+    /// The head of `program` and its functions in key order, for [`encode_with_batch`].
+    pub fn split(program: &'a Program) -> (ProgramHead<'a>, Vec<&'a Function>) {
+        let head = ProgramHead {
+            state: Cow::Borrowed(&program.state),
+            helpers: Cow::Borrowed(&program.helpers),
+            externs: Cow::Borrowed(&program.externs),
+            address_taken: Cow::Borrowed(&program.address_taken),
+            keys: program.functions.keys().copied().collect(),
+        };
+        (head, program.functions.values().collect())
+    }
+
+    /// The program again, from the decoded batch.
+    pub fn join(self, functions: Vec<Function>) -> Program {
+        Program {
+            state: self.state.into_owned(),
+            helpers: self.helpers.into_owned(),
+            externs: self.externs.into_owned(),
+            functions: self.keys.into_iter().zip(functions).collect(),
+            address_taken: self.address_taken.into_owned(),
+        }
+    }
+}
+
+/// The guest state and helpers of a pass request: whole the first time, by number afterwards.
+/// Core calls a pass once per function, and encoding and decoding the state each time would
+/// cost more than the function itself.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum ContextRef<'a> {
+    /// The state and helpers, which the plugin keeps under this number for later requests.
+    Full(u64, Cow<'a, StateDesc>, Cow<'a, BTreeMap<String, HelperDecl>>),
+    /// A context sent before under this number.
+    Cached(u64),
+}
+
 /// One call of a plugin method.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum Request<'a> {
@@ -32,10 +89,11 @@ pub enum Request<'a> {
     Info,
     /// [`PassPlugin::check_params`](crate::PassPlugin::check_params).
     CheckParams(Cow<'a, PassParams>),
-    /// [`PassPlugin::analyze`](crate::PassPlugin::analyze).
+    /// [`PassPlugin::analyze`](crate::PassPlugin::analyze): the program's functions follow the
+    /// envelope as a flat batch.
     Analyze {
-        /// The whole program.
-        program: Cow<'a, Program>,
+        /// The whole program but its functions.
+        program: ProgramHead<'a>,
         /// The pass's parameters.
         params: Cow<'a, PassParams>,
     },
@@ -43,16 +101,14 @@ pub enum Request<'a> {
     Codegen(Cow<'a, PassParams>),
     /// [`PassPlugin::run_all`](crate::PassPlugin::run_all): the functions come back transformed.
     RunPass {
-        /// The guest state.
-        state: Cow<'a, StateDesc>,
-        /// The program's helpers.
-        helpers: Cow<'a, BTreeMap<String, HelperDecl>>,
+        /// The guest state and the program's helpers.
+        context: ContextRef<'a>,
         /// Each function's facts from the pass's analysis, by position.
         facts: Cow<'a, [Vec<u8>]>,
         /// The pass's parameters.
         params: Cow<'a, PassParams>,
-        /// The functions to transform.
-        functions: Cow<'a, [Function]>,
+        /// The functions to transform, as a flat batch after the envelope.
+        functions: FlatFunctions,
     },
     /// [`GuestPlugin::check_options`](crate::GuestPlugin::check_options).
     CheckOptions(Cow<'a, GuestOptions>),
@@ -112,6 +168,18 @@ pub enum Request<'a> {
     Runner,
 }
 
+/// Stands in an envelope for the [`flat`](super::flat) batch of functions that follows it in the
+/// same buffer: a [`Request::RunPass`] carries every function in full, its answer
+/// (`Answer<Result<FlatFunctions, (usize, PassError)>>`) marks those the pass left unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlatFunctions {
+    /// How many functions the batch holds.
+    pub count: u64,
+}
+
+/// What a [`Request::RunPass`] answers in its envelope; the functions follow it.
+pub type RunPassAnswer = Answer<Result<FlatFunctions, (usize, crate::PassError)>>;
+
 /// Why a call produced no answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Fault {
@@ -124,6 +192,8 @@ pub enum Fault {
     WrongKind,
     /// A [`ImageRef::Cached`] image the plugin does not hold (any more); the host resends it.
     UnknownImage(u64),
+    /// A [`ContextRef::Cached`] context the plugin does not hold (any more); the host resends it.
+    UnknownContext(u64),
 }
 
 /// What a call returns: the method's result or why there is none.
@@ -138,6 +208,23 @@ pub fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, String> {
 /// Decodes a value written by [`encode`].
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     postcard::from_bytes(bytes).map_err(|e| e.to_string())
+}
+
+/// Encodes an envelope followed by the flat batch of `functions`, in one buffer that is allocated
+/// once at its final size.
+pub fn encode_with_batch<T: Serialize + ?Sized, F: std::borrow::Borrow<Function>>(
+    envelope: &T,
+    functions: &[F],
+) -> Result<Vec<u8>, String> {
+    let mut out = encode(envelope)?;
+    super::flat::encode_batch_into(functions, &mut out);
+    Ok(out)
+}
+
+/// Decodes the envelope at the start of `bytes` and returns it with the bytes after it (the flat
+/// batch of a request or answer that has one, nothing otherwise).
+pub fn split_envelope<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<(T, &'a [u8]), String> {
+    postcard::take_from_bytes(bytes).map_err(|e| e.to_string())
 }
 
 /// Encodes an answer; if the answer itself cannot be encoded, the encoding of that fault.
@@ -168,21 +255,29 @@ mod tests {
         let params = PassParams::new();
         let helpers = BTreeMap::new();
         let request = Request::RunPass {
-            state: Cow::Borrowed(&state),
-            helpers: Cow::Borrowed(&helpers),
+            context: ContextRef::Full(1, Cow::Borrowed(&state), Cow::Borrowed(&helpers)),
             facts: Cow::Owned(vec![vec![1, 2, 3]]),
             params: Cow::Borrowed(&params),
-            functions: Cow::Borrowed(std::slice::from_ref(&function)),
+            functions: FlatFunctions { count: 1 },
         };
-        let bytes = encode(&request).expect("encodes");
-        let Request::RunPass {
-            state: s, functions, ..
-        } = decode(&bytes).expect("decodes")
+        let bytes = encode_with_batch(&request, std::slice::from_ref(&function)).expect("encodes");
+        let (
+            Request::RunPass {
+                context: ContextRef::Full(1, s, _),
+                functions,
+                ..
+            },
+            batch,
+        ) = split_envelope(&bytes).expect("decodes")
         else {
             panic!("another request came back");
         };
         assert_eq!(*s, state);
-        assert_eq!(functions.as_ref(), std::slice::from_ref(&function));
+        assert_eq!(functions, FlatFunctions { count: 1 });
+        assert_eq!(
+            crate::abi::flat::decode_batch(batch, 1).expect("the batch decodes"),
+            vec![function]
+        );
     }
 
     #[test]
