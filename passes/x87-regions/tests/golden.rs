@@ -230,7 +230,7 @@ fn random_machine(desc: &StateDesc, rng: &mut Rng) -> MachineState {
     let top = rng.next() % 8;
     m.state.set(desc, FPU_TOP, Val::Int(top));
     // Usually a stack of some depth from TOP up; sometimes any tags at all.
-    let tags = if rng.next() % 3 == 0 {
+    let tags = if rng.next().is_multiple_of(3) {
         rng.next() & 0xff
     } else {
         let depth = rng.next() % 9;
