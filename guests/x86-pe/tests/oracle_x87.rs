@@ -425,25 +425,30 @@ fn lift_case(case: &Case, image: &GuestImage, entry: GuestAddr) -> rpt_api::Lift
     lifted
 }
 
+/// A case's random starting state: memory window, GPRs, flags and the x87 unit.
+fn random_setup(rng: &mut Rng) -> Setup {
+    let mut window = [0u8; WINDOW];
+    for b in &mut window {
+        *b = rng.next() as u8;
+    }
+    let mut regs = [0u32; 8];
+    for r in &mut regs {
+        *r = rng.next() as u32;
+    }
+    Setup {
+        regs,
+        eflags: (rng.next() as u32 & ARITH) | 2,
+        window,
+        fpu: random_fpu(rng),
+    }
+}
+
 fn make_cases(per_form: usize) -> Vec<Case> {
     let mut rng = Rng(0x8787_2024_0bad_f00d);
     let mut cases = Vec::new();
     for t in templates() {
         for _ in 0..per_form {
-            let mut window = [0u8; WINDOW];
-            for b in &mut window {
-                *b = rng.next() as u8;
-            }
-            let mut regs = [0u32; 8];
-            for r in &mut regs {
-                *r = rng.next() as u32;
-            }
-            let mut setup = Setup {
-                regs,
-                eflags: (rng.next() as u32 & ARITH) | 2,
-                window,
-                fpu: random_fpu(&mut rng),
-            };
+            let mut setup = random_setup(&mut rng);
             let mut asm = CodeAssembler::new(32).expect("32-bit assembler");
             let mut g = Gen {
                 rng: &mut rng,
@@ -1135,25 +1140,15 @@ const REGION_FORMS: [&str; 28] = [
 fn make_sequence_cases(count: usize) -> Vec<Case> {
     let forms: Vec<Template> = templates()
         .into_iter()
+        // Not `fld m80`: an earlier store of the sequence can overwrite part of its operand, which
+        // makes unnormals and pseudo-denormals, encodings the software unit does not model (see the
+        // file's header).
         .filter(|t| REGION_FORMS.iter().any(|p| t.name.starts_with(p)) && t.name != "fld m80")
         .collect();
     let mut rng = Rng(0x0005_e97e_9ce5_0f87);
     let mut cases = Vec::new();
     for _ in 0..count {
-        let mut window = [0u8; WINDOW];
-        for b in &mut window {
-            *b = rng.next() as u8;
-        }
-        let mut regs = [0u32; 8];
-        for r in &mut regs {
-            *r = rng.next() as u32;
-        }
-        let mut setup = Setup {
-            regs,
-            eflags: (rng.next() as u32 & ARITH) | 2,
-            window,
-            fpu: random_fpu(&mut rng),
-        };
+        let mut setup = random_setup(&mut rng);
         let mut asm = CodeAssembler::new(32).expect("32-bit assembler");
         let length = 2 + rng.below(5) as usize;
         let mut undefined = 0;
