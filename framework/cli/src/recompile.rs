@@ -56,33 +56,23 @@ fn format_duration(d: Duration) -> String {
     }
 }
 
-/// Holds an exclusive lock on `<generation>.lock` beside the generation directory, waiting (and
-/// saying so) while another rpt holds it.
+/// Holds an exclusive lock on the generation directory itself (flock on its descriptor, so no
+/// lock file appears among the generations or in the generation's hashed files), waiting (and
+/// saying so) while another rpt holds it. The lock goes with the process.
 fn lock_generation(gen_dir: &Path) -> Result<fs::File> {
-    let mut lock_path = gen_dir.as_os_str().to_owned();
-    lock_path.push(".lock");
-    let lock_path = PathBuf::from(lock_path);
-    if let Some(parent) = lock_path.parent() {
-        fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-    }
-    let file = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .with_context(|| format!("opening {}", lock_path.display()))?;
-    match file.try_lock() {
+    fs::create_dir_all(gen_dir).with_context(|| format!("creating {}", gen_dir.display()))?;
+    let dir = fs::File::open(gen_dir).with_context(|| format!("opening {}", gen_dir.display()))?;
+    match dir.try_lock() {
         Ok(()) => {}
         Err(fs::TryLockError::WouldBlock) => {
             eprintln!("rpt: waiting for another rpt writing {}", gen_dir.display());
-            file.lock()
-                .with_context(|| format!("locking {}", lock_path.display()))?;
+            dir.lock().with_context(|| format!("locking {}", gen_dir.display()))?;
         }
         Err(fs::TryLockError::Error(e)) => {
-            return Err(e).with_context(|| format!("locking {}", lock_path.display()));
+            return Err(e).with_context(|| format!("locking {}", gen_dir.display()));
         }
     }
-    Ok(file)
+    Ok(dir)
 }
 
 /// Runs the whole pipeline for a recipe and leaves a linked binary in its generation directory.
@@ -122,8 +112,7 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     let gen_dir = gen_root.join(&name).join(format!("{}-{host_name}", &digest[..16]));
     let src_dir = gen_dir.join("src");
     // Two rpt runs of one recipe into one gen/ would rewrite the same src/, obj/ and bin/ at once;
-    // the second waits for the first (the lock file sits beside the generation, outside its
-    // hashed files, and the lock goes with the process).
+    // the second waits for the first.
     let _generation_lock = lock_generation(&gen_dir)?;
     // Start from an empty src/ so files of an earlier run (a removed shard) never linger.
     if src_dir.exists() {
