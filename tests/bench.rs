@@ -203,3 +203,55 @@ fn bench_vs_sets_a_generation_against_another() {
     let err = stderr_of(&out);
     assert!(err.contains("no generation `nosuch`") && err.contains(&id), "{err}");
 }
+
+#[test]
+fn the_pass_table_counts_each_configuration_and_refuses_a_pass_that_changes_output() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = workspace_root();
+    let table = dir.path().join("passes.ron");
+    let write_table = |second: &str| {
+        let text = format!(
+            r#"(
+    configurations: [(name: "baseline", passes: []), (name: "second", passes: [{second}])],
+    samples: [(name: "lz-x86", recipe: "{root}/recipes/bench-lz-x86.ron", input: "1")],
+)
+"#,
+            root = root.display()
+        );
+        fs::write(&table, text).expect("writing the table");
+    };
+    let out_dir = dir.path().join("out");
+    let run = || {
+        rpt(&[
+            "bench",
+            "--pass-table",
+            table.to_str().expect("utf-8 path"),
+            "--out",
+            out_dir.to_str().expect("utf-8 path"),
+        ])
+    };
+    write_table(r#""flag-abi""#);
+    let out = run();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let md = fs::read_to_string(out_dir.join("passes.md")).expect("passes.md");
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| lz-x86 |"))
+        .unwrap_or_else(|| panic!("no lz-x86 row in\n{md}"));
+    // The flag-abi cell has a ratio below 1 (its instruction count is callgrind's, so exact).
+    let ratio: f64 = row
+        .split('(')
+        .nth(2)
+        .and_then(|cell| cell.split(';').next())
+        .and_then(|r| r.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no ratio in {row}"));
+    assert!(ratio > 0.0 && ratio < 1.0, "{row}");
+    assert!(md.contains("| median ratio | 1 |"), "{md}");
+
+    // An unknown pass is refused with its name, and nothing is written over the table.
+    write_table(r#""no-such-pass""#);
+    let out = run();
+    assert!(!out.status.success());
+    assert!(stderr_of(&out).contains("no-such-pass"), "{}", stderr_of(&out));
+    assert_eq!(fs::read_to_string(out_dir.join("passes.md")).expect("passes.md"), md);
+}
