@@ -134,6 +134,12 @@ pub trait PassPlugin: Send + Sync {
         let _ = (program, params);
         Ok(None)
     }
+    /// Whether [`PassPlugin::analyze`] can return an analysis. A pass that only transforms each
+    /// function alone says `false`, and the core then neither assembles the whole program for it
+    /// nor waits for every function to reach it. The default, `true`, is always correct.
+    fn analyzes(&self) -> bool {
+        true
+    }
     /// The code-generation choices the pass makes (none by default).
     fn codegen(&self, params: &PassParams) -> Codegen {
         let _ = params;

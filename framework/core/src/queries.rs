@@ -243,6 +243,9 @@ pub fn function_after_passes<'db>(
 #[salsa::tracked(returns(ref))]
 pub fn program_analysis(db: &dyn Db, s: Session, index: u32) -> Result<Option<Arc<ProgramAnalysis>>, CoreError> {
     let (name, pass, params) = pass_at(db, s, index)?;
+    if !pass.analyzes() {
+        return Ok(None);
+    }
     let facts = program_facts(db, s).clone()?;
     let overrides = recipe_overrides(db, s);
     let mut program = rpt_ir::Program::new(facts.state.clone());

@@ -155,3 +155,55 @@ fn editing_one_override_re_emits_only_that_functions_c() {
         );
     }
 }
+
+/// A per-function pass that says it has no whole-program analysis, and whose `analyze` would fail.
+struct NoAnalysis;
+
+impl rpt_api::PassPlugin for NoAnalysis {
+    fn info(&self) -> rpt_api::PluginInfo {
+        rpt_api::PluginInfo {
+            name: "no-analysis".into(),
+            version: "0".into(),
+            hash: "0".into(),
+        }
+    }
+    fn check_params(&self, _: &rpt_api::PassParams) -> Result<(), rpt_api::PassError> {
+        Ok(())
+    }
+    fn analyze(
+        &self,
+        _: &rpt_ir::Program,
+        _: &rpt_api::PassParams,
+    ) -> Result<Option<rpt_api::ProgramAnalysis>, rpt_api::PassError> {
+        Err(rpt_api::PassError::Failed("analyze must not be called".into()))
+    }
+    fn analyzes(&self) -> bool {
+        false
+    }
+    fn run(
+        &self,
+        _: &mut rpt_ir::Function,
+        _: &rpt_api::FunctionContext<'_>,
+        _: &rpt_api::PassParams,
+    ) -> Result<(), rpt_api::PassError> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_pass_without_an_analysis_is_never_asked_for_one() {
+    let loaded = demo();
+    let mut registry = Registry::new();
+    registry.add_guest(Arc::new(rpt_guest_x86_pe::X86Pe));
+    registry.add_pass(Arc::new(NoAnalysis));
+    let db = RptDb::new(registry);
+    let mut recipe = loaded.recipe.clone();
+    recipe.passes = vec![rpt_recipe::PassConfig {
+        name: "no-analysis".into(),
+        enabled: true,
+        params: Default::default(),
+    }];
+    let s = Session::new(&db, recipe, Arc::from(loaded.image.clone()), "demo.lst".into());
+    let generation = generate(&db, s, &|_, _, _| {}).expect("no analysis is asked for, so none fails");
+    assert!(generation.stats.functions > 10);
+}

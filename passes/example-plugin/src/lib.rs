@@ -56,6 +56,11 @@ impl PassPlugin for FoldConstants {
         Ok(())
     }
 
+    /// It folds each function alone: no whole-program analysis to wait for.
+    fn analyzes(&self) -> bool {
+        false
+    }
+
     fn run(&self, func: &mut Function, cx: &FunctionContext<'_>, params: &PassParams) -> Result<(), PassError> {
         let forward_slots = !matches!(params.get("slots"), Some(ParamValue::Bool(false)));
         fold(func, cx.state, forward_slots);

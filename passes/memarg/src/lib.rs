@@ -41,6 +41,10 @@ impl PassPlugin for MemargPass {
         rpt_api::refuse_params(NAME, params)
     }
 
+    fn analyzes(&self) -> bool {
+        false
+    }
+
     fn codegen(&self, _params: &PassParams) -> Codegen {
         Codegen {
             memory_base_argument: true,

@@ -49,6 +49,10 @@ impl PassPlugin for X87RegionsPass {
         rpt_api::refuse_params(NAME, params)
     }
 
+    fn analyzes(&self) -> bool {
+        false
+    }
+
     fn run(&self, func: &mut Function, cx: &FunctionContext<'_>, _params: &PassParams) -> Result<(), PassError> {
         if let Some(unit) = abi::Unit::find(cx.state, cx.helpers) {
             region::run(func, cx.state, &unit);
