@@ -724,6 +724,16 @@ fn run_lifted(case: &Case, stack: u32, model: Model) -> Result<Outcome32, String
     })
 }
 
+/// One failing case for the test's message: its label, code, starting x87 state and differences.
+fn describe_failure(label: &str, case: &Case, differences: &[String]) -> String {
+    format!(
+        "{label} ({})\n  in: {}\n  {}",
+        hex(&case.code),
+        show_fpu(&case.setup.fpu),
+        differences.join("\n  ")
+    )
+}
+
 fn show_fpu(f: &Fpu) -> String {
     let regs: Vec<String> = (0..8)
         .map(|p| {
@@ -1215,12 +1225,7 @@ fn x87_regions_agree_with_this_cpu() {
                 .map(|x| format!("soft unit: {x}")),
         );
         if !d.is_empty() {
-            failures.push(format!(
-                "sequence {i} ({})\n  in: {}\n  {}",
-                hex(&case.code),
-                show_fpu(&case.setup.fpu),
-                d.join("\n  ")
-            ));
+            failures.push(describe_failure(&format!("sequence {i}"), case, &d));
         }
     }
     println!(
@@ -1354,13 +1359,7 @@ fn f64_model_matches_the_cpu_at_53_bit_precision() {
         as_f80.fpu.sw = (as_f80.fpu.sw & kept) | (want.fpu.sw & !kept);
         let d = differences(case, want, &as_f80);
         if !d.is_empty() {
-            failures.push(format!(
-                "{} ({})\n  in: {}\n  {}",
-                case.name,
-                hex(&case.code),
-                show_fpu(&case.setup.fpu),
-                d.join("\n  ")
-            ));
+            failures.push(describe_failure(case.name, case, &d));
         }
     }
     println!(
