@@ -1147,13 +1147,15 @@ const REGION_FORMS: [&str; 28] = [
 
 /// Cases of two to six instructions drawn from [`REGION_FORMS`], lifted through the x87-regions
 /// pass: runs the pass turns into one region, with stacks that make its guard pass or fail.
+/// The name of a sequence with an `fld m80`: an earlier store of the sequence can overwrite part
+/// of its operand and make an unnormal or pseudo-denormal, encodings the software unit does not
+/// model (see the file's header), so only the interpreter and the host unit are held to the CPU.
+const SEQUENCE_WITH_M80: &str = "sequence with fld m80";
+
 fn make_sequence_cases(count: usize) -> Vec<Case> {
     let forms: Vec<Template> = templates()
         .into_iter()
-        // Not `fld m80`: an earlier store of the sequence can overwrite part of its operand, which
-        // makes unnormals and pseudo-denormals, encodings the software unit does not model (see the
-        // file's header).
-        .filter(|t| REGION_FORMS.iter().any(|p| t.name.starts_with(p)) && t.name != "fld m80")
+        .filter(|t| REGION_FORMS.iter().any(|p| t.name.starts_with(p)))
         .collect();
     let mut rng = Rng(0x0005_e97e_9ce5_0f87);
     let mut cases = Vec::new();
@@ -1162,6 +1164,7 @@ fn make_sequence_cases(count: usize) -> Vec<Case> {
         let mut asm = CodeAssembler::new(32).expect("32-bit assembler");
         let length = 2 + rng.below(5) as usize;
         let mut undefined = 0;
+        let mut name = "sequence";
         for _ in 0..length {
             let t = &forms[rng.below(forms.len() as u64) as usize];
             let mut g = Gen {
@@ -1171,10 +1174,13 @@ fn make_sequence_cases(count: usize) -> Vec<Case> {
             (t.build)(&mut asm, &mut g).unwrap_or_else(|e| panic!("{}: {e}", t.name));
             // What the last instruction leaves undefined is what the sequence does.
             undefined = t.undefined;
+            if t.name == "fld m80" {
+                name = SEQUENCE_WITH_M80;
+            }
         }
         let code = asm.assemble(CODE_ADDR).expect("a sequence assembles");
         cases.push(Case {
-            name: "sequence",
+            name,
             undefined,
             code,
             setup,
@@ -1196,6 +1202,7 @@ fn x87_regions_agree_with_this_cpu() {
     let compiled = run_compiled(&cases, &stacks, CUnit::Host);
     let soft = run_compiled(&cases, &stacks, CUnit::Soft);
     let mut regions = 0;
+    let mut with_m80 = 0;
     let mut failures = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         let (stack, want) = &native[i];
@@ -1219,17 +1226,22 @@ fn x87_regions_agree_with_this_cpu() {
                 .into_iter()
                 .map(|x| format!("compiled C: {x}")),
         );
-        d.extend(
-            differences(case, want, &soft[i])
-                .into_iter()
-                .map(|x| format!("soft unit: {x}")),
-        );
+        if case.name == SEQUENCE_WITH_M80 {
+            with_m80 += 1;
+        } else {
+            d.extend(
+                differences(case, want, &soft[i])
+                    .into_iter()
+                    .map(|x| format!("soft unit: {x}")),
+            );
+        }
         if !d.is_empty() {
             failures.push(describe_failure(&format!("sequence {i}"), case, &d));
         }
     }
     println!(
-        "x87 regions oracle: {} sequences of 2-6 instructions, {regions} of them rewritten into regions",
+        "x87 regions oracle: {} sequences of 2-6 instructions, {regions} of them rewritten into regions; \
+         {with_m80} with an fld m80 not compared in the software unit",
         cases.len()
     );
     assert!(regions * 2 > cases.len(), "too few sequences became regions: {regions}");

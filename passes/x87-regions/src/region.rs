@@ -17,7 +17,9 @@
 //!          J(params): post; term
 //! ```
 //!
-//! Values the region defines and code after it uses reach that code through J's parameters.
+//! Values the region defines and code after it uses reach that code through J's parameters, which
+//! keep the original values' numbers (both paths define copies under new numbers), so nothing
+//! outside the region is renamed.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -35,6 +37,7 @@ const MIN_OPS: usize = 2;
 pub fn run(func: &mut Function, state: &StateDesc, unit: &Unit) -> usize {
     let constants = constants(func);
     let constant = |v: Value| constants.get(&v).copied();
+    let mut uses = use_counts(func);
     let mut count = 0;
     let mut work: Vec<(Block, usize)> = (0..func.blocks.len()).map(|b| (Block(b as u32), 0)).collect();
     work.reverse();
@@ -43,12 +46,30 @@ pub fn run(func: &mut Function, state: &StateDesc, unit: &Unit) -> usize {
         let Some(plan) = scan(insts, from, unit, &constant) else {
             continue;
         };
-        let join = rewrite(func, state, unit, block, &plan);
+        let join = rewrite(func, state, unit, block, &plan, &mut uses);
         count += 1;
         // The join block holds what followed the region: it may hold further regions.
         work.push((join, 0));
     }
     count
+}
+
+/// How many times each value is an operand, over the whole function: a value the region defines
+/// is used after it exactly when it has more uses than the region's own.
+fn use_counts(func: &Function) -> Vec<u32> {
+    let mut uses = vec![0u32; func.value_types.len()];
+    let mut count = |v: Value| {
+        if let Some(n) = uses.get_mut(v.index()) {
+            *n += 1;
+        }
+    };
+    for block in &func.blocks {
+        for inst in &block.insts {
+            inst.kind.operands().into_iter().for_each(&mut count);
+        }
+        block.term.operands().into_iter().for_each(&mut count);
+    }
+    uses
 }
 
 /// The value of every `iconst` in the function.
@@ -549,24 +570,31 @@ impl Fast<'_, '_> {
 }
 
 /// Splits `block` around the planned region; returns the block holding what followed it.
-fn rewrite(func: &mut Function, state: &StateDesc, unit: &Unit, block: Block, plan: &Plan) -> Block {
+fn rewrite(
+    func: &mut Function,
+    state: &StateDesc,
+    unit: &Unit,
+    block: Block,
+    plan: &Plan,
+    uses: &mut Vec<u32>,
+) -> Block {
     let data = func.block_mut(block);
     let post = data.insts.split_off(plan.end);
     let region = data.insts.split_off(plan.start);
     let term = std::mem::replace(&mut data.term, Terminator::Unreachable);
 
     // Values the region defines that anything after it uses.
-    let defined: BTreeSet<Value> = region.iter().filter_map(|i| i.result).collect();
-    let mut used_after = BTreeSet::new();
-    for (b, d) in func.iter_blocks() {
-        let insts: &[Inst] = if b == block { &post } else { &d.insts };
-        for inst in insts {
-            used_after.extend(inst.kind.operands());
+    let mut in_region: BTreeMap<Value, u32> = BTreeMap::new();
+    for inst in &region {
+        for v in inst.kind.operands() {
+            *in_region.entry(v).or_default() += 1;
         }
-        let t = if b == block { &term } else { &d.term };
-        used_after.extend(t.operands());
     }
-    let escaping: Vec<Value> = defined.intersection(&used_after).copied().collect();
+    let escaping: Vec<Value> = region
+        .iter()
+        .filter_map(|i| i.result)
+        .filter(|v| uses.get(v.index()).copied().unwrap_or(0) > in_region.get(v).copied().unwrap_or(0))
+        .collect();
     // What the fast path needs of the other instructions: their results used after the region,
     // or by an instruction of the region that stays as it is (the x87 calls' constant arguments
     // do not: the value forms get their own).
@@ -585,21 +613,32 @@ fn rewrite(func: &mut Function, state: &StateDesc, unit: &Unit, block: Block, pl
             _ => {}
         }
     }
+    let first_new = func.value_types.len();
 
     let fast = func.new_block();
     let slow = func.new_block();
     let join = func.new_block();
-    let params: Vec<Value> = escaping
-        .iter()
-        .map(|v| func.new_value(func.value_type(*v).unwrap_or(Type::I64)))
-        .collect();
-    func.block_mut(join).params = params.clone();
+    func.block_mut(join).params = escaping.clone();
     func.block_mut(join).insts = post;
     func.block_mut(join).term = term;
-    func.block_mut(slow).insts = region.clone();
+    // The slow path: the region as it was, its results under new numbers.
+    let mut renamed: BTreeMap<Value, Value> = BTreeMap::new();
+    let mut slow_insts = Vec::with_capacity(region.len());
+    for inst in &region {
+        let mut kind = inst.kind.clone();
+        kind.map_operands(|v| renamed.get(&v).copied().unwrap_or(v));
+        let result = inst.result.map(|old| {
+            let new = func.new_value(func.value_type(old).unwrap_or(Type::I64));
+            renamed.insert(old, new);
+            new
+        });
+        slow_insts.push(Inst { result, kind });
+    }
+    func.block_mut(slow).insts = slow_insts;
+    let slow_args = escaping.iter().map(|v| renamed.get(v).copied().unwrap_or(*v)).collect();
     func.block_mut(slow).term = Terminator::Jump(BlockCall {
         block: join,
-        args: escaping.clone(),
+        args: slow_args,
     });
 
     let mut b = FunctionBuilder::new(func, state);
@@ -649,17 +688,16 @@ fn rewrite(func: &mut Function, state: &StateDesc, unit: &Unit, block: Block, pl
     f.b.terminate(Terminator::Jump(BlockCall { block: join, args }));
     drop(f);
 
-    // Code after the region reads the join block's parameters instead.
-    let rename: BTreeMap<Value, Value> = escaping.iter().copied().zip(params).collect();
-    if !rename.is_empty() {
-        for (i, d) in func.blocks.iter_mut().enumerate() {
-            if i == fast.index() || i == slow.index() {
-                continue;
+    // The region's operands from before it are now read twice, once on each path; later regions
+    // count on the totals.
+    uses.resize(func.value_types.len(), 0);
+    for inst in &func.block(fast).insts {
+        for v in inst.kind.operands() {
+            if v.index() < first_new
+                && let Some(n) = uses.get_mut(v.index())
+            {
+                *n += 1;
             }
-            for inst in &mut d.insts {
-                inst.kind.map_operands(|v| rename.get(&v).copied().unwrap_or(v));
-            }
-            d.term.map_operands(|v| rename.get(&v).copied().unwrap_or(v));
         }
     }
     join
