@@ -1,5 +1,6 @@
 //! Plugins loaded from libraries, end to end through the `rpt` command: the example pass built
-//! from its crate by a recipe, the PowerPC guest as a plugin, and every way a plugin can fail at
+//! from its crate by a recipe (working on the IR in place, and in the flat form when its layout
+//! key differs or the flat form is asked for), the PowerPC guest as a plugin, and every way a plugin can fail at
 //! the boundary (another API version, no plugin symbol, a panic, IR the verifier rejects), each
 //! reported with the plugin's name while rpt exits normally.
 //!
@@ -21,7 +22,13 @@ fn plugin_target_dir() -> PathBuf {
 
 /// Runs rpt with plugin builds going to the shared target directory.
 fn rpt_with_plugins(args: &[&str], dir: &Path) -> Output {
+    rpt_with_plugins_env(args, dir, &[])
+}
+
+/// Like [`rpt_with_plugins`], with extra environment variables.
+fn rpt_with_plugins_env(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Output {
     Command::new(rpt_binary())
+        .envs(env.iter().copied())
         .args(args)
         .args(["--gen-dir"])
         .arg(dir.join("gen"))
@@ -135,6 +142,8 @@ fn the_example_pass_builds_from_its_crate_loads_and_folds_constants() {
     let stderr = stderr_of(&after);
     assert!(after.status.success(), "{stderr}");
     assert!(stderr.contains("loaded pass plugin `fold-constants`"), "{stderr}");
+    // Built by rpt with rpt's own compiler from the same rpt-ir, it gets the IR in place.
+    assert!(stderr.contains("it works on the IR in place"), "{stderr}");
     assert_eq!(
         String::from_utf8_lossy(&after.stdout),
         String::from_utf8_lossy(&before.stdout),
@@ -157,6 +166,63 @@ fn the_example_pass_builds_from_its_crate_loads_and_folds_constants() {
         manifest.contains(&hash),
         "the manifest does not name {hash}:\n{manifest}"
     );
+}
+
+#[test]
+fn a_plugin_of_another_layout_gets_the_flat_form_and_gives_the_same_code() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |crate_dir: &str, name: &str, env: &[(&str, &str)]| {
+        let sub = dir.path().join(name);
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        let path = pass_recipe(&sub, crate_dir, "fold-constants");
+        let out = rpt_with_plugins_env(&["recompile", path.to_str().expect("utf-8")], &sub, env);
+        let stderr = stderr_of(&out);
+        assert!(out.status.success(), "{stderr}");
+        (stderr, sources(&generation(&sub, "fold-constants")))
+    };
+    let (in_place_log, in_place) = run("{root}/passes/example-plugin", "in-place", &[]);
+    assert!(in_place_log.contains("it works on the IR in place"), "{in_place_log}");
+
+    // The same pass reporting another layout key, as a build by another compiler would.
+    let (foreign_log, foreign) = run("{root}/tests/plugin-fixtures/foreign-layout", "foreign", &[]);
+    assert!(foreign_log.contains("IR goes to it in the flat form"), "{foreign_log}");
+    // The flat form asked for by name.
+    let (asked_log, asked) = run(
+        "{root}/passes/example-plugin",
+        "asked",
+        &[("RPT_PLUGIN_TRANSPORT", "flat")],
+    );
+    assert!(asked_log.contains("IR goes to it in the flat form"), "{asked_log}");
+
+    // The code is the same; only the manifest differs, by the library's hash.
+    let code = |files: Vec<(String, Vec<u8>)>| -> Vec<(String, Vec<u8>)> {
+        files
+            .into_iter()
+            .filter(|(p, _)| !p.ends_with("manifest.ron"))
+            .collect()
+    };
+    let in_place = code(in_place);
+    assert!(
+        in_place.iter().any(|(p, _)| p.ends_with(".c")),
+        "no C sources in the generation"
+    );
+    assert!(
+        code(foreign) == in_place,
+        "the flat form gave other code than the in-place run"
+    );
+    assert!(code(asked) == in_place, "RPT_PLUGIN_TRANSPORT=flat gave other code");
+
+    // A value that names no transport is refused before anything is built.
+    let sub = dir.path().join("typo");
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    let path = pass_recipe(&sub, "{root}/passes/example-plugin", "fold-constants");
+    let out = rpt_with_plugins_env(
+        &["recompile", path.to_str().expect("utf-8")],
+        &sub,
+        &[("RPT_PLUGIN_TRANSPORT", "fast")],
+    );
+    assert_clean_failure(&out, &["RPT_PLUGIN_TRANSPORT is `fast`"]);
 }
 
 #[test]

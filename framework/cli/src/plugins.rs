@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, anyhow, bail};
 use cargo_metadata::{Message, MetadataCommand, TargetKind};
-use rpt_api::abi::LoadedPlugin;
+use rpt_api::abi::{LoadedPlugin, Transport};
 use rpt_core::Registry;
 use rpt_recipe::PluginSource;
 
@@ -44,10 +44,21 @@ pub fn load_into(
             // Validation makes sure one of the two is given.
             (None, None) => bail!("{entry}: neither a crate nor a library"),
         };
-        let plugin = rpt_api::abi::load(&library).with_context(|| entry.clone())?;
+        let wanted = rpt_api::abi::wanted_transport()?;
+        let (plugin, transport) = rpt_api::abi::load_with(&library, wanted).with_context(|| entry.clone())?;
         let info = plugin.info();
+        let how = match (&plugin, transport) {
+            (LoadedPlugin::Pass(_), Transport::Shared) => {
+                "; it works on the IR in place (same compiler, flags and IR source as rpt)"
+            }
+            (LoadedPlugin::Pass(_), Transport::Flat) => {
+                "; IR goes to it in the flat form (another compiler, flags or IR source than rpt's, \
+                 or RPT_PLUGIN_TRANSPORT=flat)"
+            }
+            _ => "",
+        };
         eprintln!(
-            "rpt: loaded {} plugin `{}` {} from {}",
+            "rpt: loaded {} plugin `{}` {} from {}{how}",
             plugin.kind().name(),
             info.name,
             info.version,

@@ -27,3 +27,9 @@ pub use inst::{
 };
 pub use state::{Slot, SlotLayout, SlotRole, StateDesc, StateError, is_identifier};
 pub use types::{AddrSpace, Endian, Rounding, Type};
+
+/// What determines the memory layout of the IR types: the sha256 of this crate's source, the
+/// compiler that built it (`rustc -vV`), the target and the compiler flags that can change layouts. Two builds with the
+/// same digest lay out every IR type the same way; rpt-api's shared-layout plugin transport
+/// relies on that to hand a plugin the host's functions in place.
+pub const LAYOUT_DIGEST: &str = concat!(env!("RPT_SOURCE_HASH"), "; ", env!("RPT_IR_COMPILER"));

@@ -16,7 +16,7 @@ mod demo;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use rpt_api::abi::{LoadedPlugin, flat, load};
+use rpt_api::abi::{LoadedPlugin, Transport, flat, load_with};
 use rpt_api::{BatchContext, FunctionContext, PassParams, PassPlugin};
 use rpt_ir::Function;
 use rpt_pass_example::FoldConstants;
@@ -63,9 +63,15 @@ fn main() -> Result<(), String> {
         insts as f64 / function_count() as f64
     );
 
-    let LoadedPlugin::Pass(plugin) = load(&library).map_err(|e| e.to_string())? else {
+    let wanted = match std::env::args().nth(2).as_deref() {
+        None | Some("shared") => Transport::Shared,
+        Some("flat") => Transport::Flat,
+        Some(other) => return Err(format!("unknown transport `{other}` (shared or flat)")),
+    };
+    let (LoadedPlugin::Pass(plugin), transport) = load_with(&library, wanted).map_err(|e| e.to_string())? else {
         return Err(format!("{} is not a pass plugin", library.display()));
     };
+    println!("transport: {transport:?}");
     let params = PassParams::new();
     let batch_cx = rpt_api::BatchContext {
         state: &state,
@@ -74,46 +80,9 @@ fn main() -> Result<(), String> {
     };
     let function_cx = batch_cx.function(0);
 
-    // The flat form alone: every function encoded and decoded once each way, no call. (Each
-    // copy of the program takes a few GB at 50,000 functions, so copies are dropped early.)
-    let timed = |f: &mut dyn FnMut()| {
-        let started = Instant::now();
-        f();
-        started.elapsed()
-    };
-    let (mut request, mut decoded, mut answer, mut back) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let encode_request = timed(&mut || request = flat::encode_batch(&program));
-    let mut failure = None;
-    let decode_request = timed(&mut || match flat::decode_batch(&request, program.len()) {
-        Ok(funcs) => decoded = funcs,
-        Err(e) => failure = Some(e),
-    });
-    let request_len = request.len();
-    drop(request);
-    let encode_answer = timed(&mut || answer = flat::encode_batch(&decoded));
-    drop(decoded);
-    let decode_answer = timed(&mut || match flat::decode_batch(&answer, program.len()) {
-        Ok(funcs) => back = funcs,
-        Err(e) => failure = Some(e),
-    });
-    if let Some(e) = failure {
-        return Err(e.to_string());
+    if transport == Transport::Flat {
+        flat_form_alone(&program)?;
     }
-    println!(
-        "  encode {:.1} ms, decode {:.1} ms (each way; drops not counted)",
-        encode_request.as_secs_f64() * 1e3,
-        decode_request.as_secs_f64() * 1e3
-    );
-    let codec = encode_request + decode_request + encode_answer + decode_answer;
-    assert!(back == program, "the flat form does not round-trip");
-    println!(
-        "request {:.1} MB, answer {:.1} MB ({} bytes per function)",
-        request_len as f64 / 1e6,
-        answer.len() as f64 / 1e6,
-        answer.len() / function_count()
-    );
-    report("encode + decode, both directions", codec);
-    drop((answer, back));
 
     // The pass in process, for the work the plugin does besides transport.
     let mut in_process = program.clone();
@@ -145,6 +114,50 @@ fn main() -> Result<(), String> {
     assert!(again == again_in_process, "the plugin and the in-process pass disagree");
     report("second run through the plugin, run_all", again_plugin);
     report("  of which transport", again_plugin.saturating_sub(again_work));
+    Ok(())
+}
+
+/// The flat form alone: every function encoded and decoded once each way, no call. (Each copy of
+/// the program takes a few GB at 50,000 functions, so copies are dropped early.)
+fn flat_form_alone(program: &[Function]) -> Result<(), String> {
+    let timed = |f: &mut dyn FnMut()| {
+        let started = Instant::now();
+        f();
+        started.elapsed()
+    };
+    let (mut request, mut decoded, mut answer, mut back) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let encode_request = timed(&mut || request = flat::encode_batch(program));
+    let mut failure = None;
+    let decode_request = timed(&mut || match flat::decode_batch(&request, program.len()) {
+        Ok(funcs) => decoded = funcs,
+        Err(e) => failure = Some(e),
+    });
+    let request_len = request.len();
+    drop(request);
+    let encode_answer = timed(&mut || answer = flat::encode_batch(&decoded));
+    drop(decoded);
+    let decode_answer = timed(&mut || match flat::decode_batch(&answer, program.len()) {
+        Ok(funcs) => back = funcs,
+        Err(e) => failure = Some(e),
+    });
+    if let Some(e) = failure {
+        return Err(e.to_string());
+    }
+    println!(
+        "  encode {:.1} ms, decode {:.1} ms (each way; drops not counted)",
+        encode_request.as_secs_f64() * 1e3,
+        decode_request.as_secs_f64() * 1e3
+    );
+    let codec = encode_request + decode_request + encode_answer + decode_answer;
+    assert!(back == program, "the flat form does not round-trip");
+    println!(
+        "request {:.1} MB, answer {:.1} MB ({} bytes per function)",
+        request_len as f64 / 1e6,
+        answer.len() as f64 / 1e6,
+        answer.len() / function_count()
+    );
+    report("encode + decode, both directions", codec);
+    drop((answer, back));
     Ok(())
 }
 

@@ -11,6 +11,7 @@ use rpt_ir::{Function, GuestAddr, HelperDecl, Program, StateDesc};
 use serde::de::DeserializeOwned;
 
 use super::flat;
+use super::shared::{self, AnalyzeAnswer, AnalyzeRequest, RunAnswer, RunRequest};
 use super::wire::{
     Answer, ContextRef, Fault, FlatFunctions, ImageRef, ProgramHead, Request, RunPassAnswer, decode, encode,
     encode_with_batch, split_envelope,
@@ -76,6 +77,12 @@ pub enum LoadError {
         path: PathBuf,
         /// What went wrong.
         fault: String,
+    },
+    /// `RPT_PLUGIN_TRANSPORT` names no transport.
+    #[error("RPT_PLUGIN_TRANSPORT is `{value}`; it can be `flat` (always the flat form) or `shared` (the default)")]
+    Transport {
+        /// The variable's value.
+        value: String,
     },
     /// The library's file could not be read to hash it.
     #[error("{path}: cannot read the plugin library: {source}")]
@@ -206,6 +213,34 @@ fn describe(fault: &Fault) -> String {
 /// The identity's hash is the sha256 of the library file, so manifests pin the exact build.
 /// Libraries are never unloaded: code of a plugin may still be referenced by values it returned.
 pub fn load(path: &Path) -> Result<LoadedPlugin, LoadError> {
+    load_with(path, wanted_transport()?).map(|(plugin, _)| plugin)
+}
+
+/// The transport `RPT_PLUGIN_TRANSPORT` asks for: [`Transport::Flat`] for `flat`,
+/// [`Transport::Shared`] (where the plugin allows it) for `shared` or when it is not set.
+pub fn wanted_transport() -> Result<Transport, LoadError> {
+    match std::env::var("RPT_PLUGIN_TRANSPORT") {
+        Err(_) => Ok(Transport::Shared),
+        Ok(value) if value == "shared" => Ok(Transport::Shared),
+        Ok(value) if value == "flat" => Ok(Transport::Flat),
+        Ok(value) => Err(LoadError::Transport { value }),
+    }
+}
+
+/// How a pass plugin's requests carry IR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// In place, when the plugin's layout key is the host's (see `shared`); the flat form
+    /// otherwise.
+    Shared,
+    /// Always the [`flat`] form.
+    Flat,
+}
+
+/// Like [`load`], with the transport given rather than read from `RPT_PLUGIN_TRANSPORT`; also
+/// says which transport a pass plugin's requests will use ([`Transport::Flat`] for guests and
+/// hosts, whose requests are all postcard).
+pub fn load_with(path: &Path, wanted: Transport) -> Result<(LoadedPlugin, Transport), LoadError> {
     let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
         path: path.to_owned(),
         source,
@@ -240,7 +275,11 @@ pub fn load(path: &Path) -> Result<LoadedPlugin, LoadError> {
         path: path.to_owned(),
         info: PluginInfo { hash, ..info },
     });
-    Ok(match module.kind() {
+    let shared = module.kind() == PluginKind::Pass
+        && wanted == Transport::Shared
+        && (module.layout_key())().as_str() == shared::layout_key();
+    let transport = if shared { Transport::Shared } else { Transport::Flat };
+    let plugin = match module.kind() {
         PluginKind::Guest => LoadedPlugin::Guest(Arc::new(DynGuest {
             library,
             sent_image: Mutex::new(None),
@@ -249,8 +288,10 @@ pub fn load(path: &Path) -> Result<LoadedPlugin, LoadError> {
         PluginKind::Pass => LoadedPlugin::Pass(Arc::new(DynPass {
             library,
             sent_context: Mutex::new(None),
+            shared,
         })),
-    })
+    };
+    Ok((plugin, transport))
 }
 
 fn library_error(path: &Path, error: LibraryError) -> LoadError {
@@ -275,11 +316,13 @@ fn sha256_hex(bytes: &[u8]) -> String {
     sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// A pass in a library. It remembers the last state and helpers it sent, so that calling it once
-/// per function sends them once.
+/// A pass in a library. With the flat form, it remembers the last state and helpers it sent, so
+/// that calling it once per function sends them once.
 struct DynPass {
     library: Arc<Library>,
     sent_context: Mutex<Option<SentContext>>,
+    /// The plugin has this build's layout key: requests go shared-layout (see `shared`).
+    shared: bool,
 }
 
 /// A pass context as the plugin holds it, under its number.
@@ -318,6 +361,31 @@ impl DynPass {
             helpers: batch.helpers.clone(),
         });
         id
+    }
+
+    /// One shared-layout run request: the plugin runs the pass on `funcs` in place.
+    fn run_shared(
+        &self,
+        funcs: &mut [Function],
+        batch: &BatchContext<'_>,
+        params: &PassParams,
+    ) -> Result<(), (usize, PassError)> {
+        let failed = |what: String| (0, PassError::Failed(self.library.fault("run", what).to_string()));
+        let mut request = RunRequest {
+            funcs,
+            batch: *batch,
+            params,
+        };
+        // Safety: the plugin's layout key is this build's, so it reads the request as it is laid
+        // out here, and it allocates from the same heap; the request outlives the call.
+        let answer =
+            unsafe { (self.library.module.call_shared())(shared::METHOD_RUN, std::ptr::from_mut(&mut request).cast()) };
+        let head: RunAnswer =
+            decode(answer.as_slice()).map_err(|e| failed(format!("sent an answer that does not decode: {e}")))?;
+        match head {
+            Ok(result) => result,
+            Err(fault) => Err(failed(describe(&fault))),
+        }
     }
 
     /// One run request and its answer applied to `funcs`.
@@ -383,12 +451,26 @@ impl PassPlugin for DynPass {
     }
 
     fn analyze(&self, program: &Program, params: &PassParams) -> Result<Option<ProgramAnalysis>, PassError> {
+        let failed = |fault: PluginFault| PassError::Failed(fault.to_string());
+        if self.shared {
+            let mut request = AnalyzeRequest { program, params };
+            // Safety: as in `run_shared`.
+            let answer = unsafe {
+                (self.library.module.call_shared())(shared::METHOD_ANALYZE, std::ptr::from_mut(&mut request).cast())
+            };
+            let head: AnalyzeAnswer = decode(answer.as_slice()).map_err(|e| {
+                failed(
+                    self.library
+                        .fault("analyze", format!("sent an answer that does not decode: {e}")),
+                )
+            })?;
+            return head.map_err(|fault| failed(self.library.fault("analyze", describe(&fault))))?;
+        }
         let (head, functions) = ProgramHead::split(program);
         let request = Request::Analyze {
             program: head,
             params: Cow::Borrowed(params),
         };
-        let failed = |fault: PluginFault| PassError::Failed(fault.to_string());
         let bytes = encode_with_batch(&request, &functions).map_err(|e| {
             failed(
                 self.library
@@ -460,6 +542,9 @@ impl DynPass {
         batch: &BatchContext<'_>,
         params: &PassParams,
     ) -> Result<(), (usize, PassError)> {
+        if self.shared {
+            return self.run_shared(funcs, batch, params);
+        }
         if let Some(id) = self.cached_context(batch) {
             match self.run_once(ContextRef::Cached(id), funcs, batch, params) {
                 Ok(()) => return Ok(()),

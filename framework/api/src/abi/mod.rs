@@ -29,15 +29,18 @@
 mod export;
 pub mod flat;
 mod load;
+mod shared;
 pub mod wire;
 
 use abi_stable::StableAbi;
 use abi_stable::library::RootModule;
 use abi_stable::sabi_types::VersionStrings;
 use abi_stable::std_types::{RSlice, RStr, RVec};
+use std::ffi::c_void;
 
 pub use export::{serve_guest, serve_host, serve_pass};
-pub use load::{LoadError, LoadedPlugin, PluginFault, load, take_fault};
+pub use load::{LoadError, LoadedPlugin, PluginFault, Transport, load, load_with, take_fault, wanted_transport};
+pub use shared::{layout_key, refuse_shared, serve_pass_shared};
 
 /// The version of the plugin interface: the traits, the data they exchange and this module.
 /// A library built against another version is refused at load.
@@ -49,7 +52,8 @@ pub const API_VERSION: u32 = 1;
 ///
 /// Version 2: the functions of a pass request and its answer travel in the [`flat`] form after
 /// the postcard envelope, and an answer marks the functions the pass left unchanged.
-pub const WIRE_VERSION: u32 = 2;
+/// Version 3: the root module has `layout_key` and `call_shared`, the shared-layout transport.
+pub const WIRE_VERSION: u32 = 3;
 
 /// The symbol abi_stable looks up in a plugin library. The export macros must spell it out,
 /// because a `macro_rules!` cannot build an identifier from a constant; a test checks that it is
@@ -103,8 +107,13 @@ pub struct PluginModule {
     /// The plugin's name (as recipes use it), for messages even when later checks fail.
     pub name: extern "C" fn() -> RStr<'static>,
     /// Answers one postcard-encoded [`wire::Request`] with a postcard-encoded answer.
-    #[sabi(last_prefix_field)]
     pub call: extern "C" fn(request: RSlice<'_, u8>) -> RVec<u8>,
+    /// The plugin's [`layout_key`]: equal to the host's, it may be sent shared-layout requests.
+    pub layout_key: extern "C" fn() -> RStr<'static>,
+    /// Answers a shared-layout request (see `shared`): `method` says which, `request` points to
+    /// it; the answer is postcard-encoded like `call`'s. Called only when the layout keys agree.
+    #[sabi(last_prefix_field)]
+    pub call_shared: unsafe extern "C" fn(method: u8, request: *mut c_void) -> RVec<u8>,
 }
 
 impl RootModule for PluginModuleRef {
@@ -120,6 +129,7 @@ pub mod __private {
     pub use abi_stable::library::{__call_root_module_loader, CheckTypeLayout, LibHeader, RootModuleResult};
     pub use abi_stable::prefix_type::PrefixTypeTrait;
     pub use abi_stable::std_types::{RSlice, RStr, RVec};
+    pub use std::ffi::c_void;
 
     pub use super::{PluginKind, PluginModule, PluginModuleRef};
 }
@@ -128,7 +138,25 @@ pub mod __private {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rpt_export_plugin {
-    ($kind:ident, $trait:path, $ty:ty, $make:expr, $serve:path, $api_version:expr) => {
+    ($kind:ident, $trait:path, $ty:ty, $make:expr, $serve:path, $serve_shared:path, $api_version:expr) => {
+        $crate::__rpt_export_plugin!(
+            $kind,
+            $trait,
+            $ty,
+            $make,
+            $serve,
+            $serve_shared,
+            $api_version,
+            $crate::abi::layout_key()
+        );
+    };
+    ($kind:ident, $trait:path, $ty:ty, $make:expr, $serve:path, $serve_shared:path, $api_version:expr, $layout_key:expr) => {
+        // Shared-layout requests hand the plugin the host's vectors to grow and free, so the
+        // plugin allocates from the same heap as rpt (see `abi::shared`); a plugin crate that
+        // declares another global allocator fails to compile here.
+        #[global_allocator]
+        static RPT_PLUGIN_ALLOCATOR: ::std::alloc::System = ::std::alloc::System;
+
         static RPT_PLUGIN: ::std::sync::LazyLock<$ty> = ::std::sync::LazyLock::new(|| $make);
         static RPT_PLUGIN_NAME: ::std::sync::LazyLock<::std::string::String> =
             ::std::sync::LazyLock::new(|| $crate::abi::__plugin_name(|| <$ty as $trait>::info(&*RPT_PLUGIN)));
@@ -143,6 +171,21 @@ macro_rules! __rpt_export_plugin {
             $crate::abi::__private::RVec::from($serve(&*RPT_PLUGIN, request.as_slice()))
         }
 
+        extern "C" fn rpt_plugin_layout_key() -> $crate::abi::__private::RStr<'static> {
+            $crate::abi::__private::RStr::from_str($layout_key)
+        }
+
+        /// # Safety
+        /// rpt calls this only with a request of `method` laid out as this build lays it out.
+        #[allow(unsafe_code)]
+        unsafe extern "C" fn rpt_plugin_call_shared(
+            method: u8,
+            request: *mut $crate::abi::__private::c_void,
+        ) -> $crate::abi::__private::RVec<u8> {
+            // Safety: the host sends shared-layout requests only when the layout keys agree.
+            $crate::abi::__private::RVec::from(unsafe { $serve_shared(&*RPT_PLUGIN, method, request) })
+        }
+
         fn rpt_root_module() -> $crate::abi::__private::PluginModuleRef {
             use $crate::abi::__private::PrefixTypeTrait as _;
             $crate::abi::__private::PluginModule {
@@ -151,6 +194,8 @@ macro_rules! __rpt_export_plugin {
                 kind: $crate::abi::__private::PluginKind::$kind,
                 name: rpt_plugin_name,
                 call: rpt_plugin_call,
+                layout_key: rpt_plugin_layout_key,
+                call_shared: rpt_plugin_call_shared,
             }
             .leak_into_prefix()
         }
@@ -184,6 +229,7 @@ macro_rules! export_pass {
             $ty,
             $make,
             $crate::abi::serve_pass,
+            $crate::abi::serve_pass_shared,
             $crate::abi::API_VERSION
         );
     };
@@ -199,6 +245,7 @@ macro_rules! export_guest {
             $ty,
             $make,
             $crate::abi::serve_guest,
+            $crate::abi::refuse_shared,
             $crate::abi::API_VERSION
         );
     };
@@ -214,6 +261,7 @@ macro_rules! export_host {
             $ty,
             $make,
             $crate::abi::serve_host,
+            $crate::abi::refuse_shared,
             $crate::abi::API_VERSION
         );
     };

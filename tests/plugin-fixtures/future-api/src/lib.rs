@@ -13,6 +13,7 @@ rpt_api::__rpt_export_plugin!(
     FutureApi,
     FutureApi,
     rpt_api::abi::serve_pass,
+    rpt_api::abi::serve_pass_shared,
     rpt_api::abi::API_VERSION + 1
 );
 

@@ -1,0 +1,122 @@
+//! The shared-layout transport: a pass plugin built from the same IR and API source, by the same
+//! compiler with the same flags for the same target as the host, works on the host's functions
+//! in place. Nothing is encoded, copied or decoded; a request is a pointer.
+//!
+//! Two things make that sound, and both are checked or enforced rather than assumed:
+//!
+//! - **The same layout.** Rust promises no layout across compilations in general, but one
+//!   compiler lays out the same type definitions the same way every time (layout depends on the
+//!   definitions, the target and the flags, not on the optimisation level). Each side computes a
+//!   [`layout_key`] from rpt-ir's [`LAYOUT_DIGEST`](rpt_ir::LAYOUT_DIGEST) (its source,
+//!   `rustc -vV`, the target and the flags), the digest of this crate's source and the sizes of
+//!   the types that cross; [`super::load`] sends shared-layout requests only when the plugin's key
+//!   equals its own. Anything else (another compiler, other flags, an edited IR crate) gets the
+//!   [`super::flat`] form, which any build of the same `WIRE_VERSION` reads.
+//! - **The same allocator.** A pass grows, shrinks and frees the host's vectors, so both sides
+//!   must allocate from one heap. The export macros declare the plugin's `#[global_allocator]` to
+//!   be [`std::alloc::System`] (a plugin that declares another does not compile), and rpt, like
+//!   any Rust program that declares none, allocates from `System` too: both end in the process's
+//!   one `malloc`.
+//!
+//! A pass that fails or panics may leave the functions half changed, exactly as a built-in pass
+//! does; the core throws them away with the error. Errors, panics and analyses come back in the
+//! usual postcard answer. `RPT_PLUGIN_TRANSPORT=flat` forces the flat form.
+
+use std::ffi::c_void;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::LazyLock;
+
+use rpt_ir::{BlockData, Function, HelperDecl, Inst, Program, StateDesc, Terminator};
+
+use super::export::panic_message;
+use super::wire::{Answer, Fault, encode_answer};
+use crate::{BatchContext, PassError, PassParams, PassPlugin, ProgramAnalysis};
+
+/// `call_shared` method: run the pass over a [`RunRequest`].
+pub(crate) const METHOD_RUN: u8 = 1;
+/// `call_shared` method: analyse the program of an [`AnalyzeRequest`].
+pub(crate) const METHOD_ANALYZE: u8 = 2;
+
+/// What a run request answers: the index and error of the first function that failed.
+pub(crate) type RunAnswer = Answer<Result<(), (usize, PassError)>>;
+
+/// What an analysis request answers.
+pub(crate) type AnalyzeAnswer = Answer<Result<Option<ProgramAnalysis>, PassError>>;
+
+static LAYOUT_KEY: LazyLock<String> = LazyLock::new(|| {
+    use std::mem::{align_of, size_of};
+    // A cheap second check on top of the digests: the sizes and alignments of what crosses.
+    let shapes = [
+        (size_of::<Function>(), align_of::<Function>()),
+        (size_of::<BlockData>(), align_of::<BlockData>()),
+        (size_of::<Inst>(), align_of::<Inst>()),
+        (size_of::<Terminator>(), align_of::<Terminator>()),
+        (size_of::<Program>(), align_of::<Program>()),
+        (size_of::<StateDesc>(), align_of::<StateDesc>()),
+        (size_of::<HelperDecl>(), align_of::<HelperDecl>()),
+        (size_of::<PassParams>(), align_of::<PassParams>()),
+        (size_of::<RunRequest<'_>>(), align_of::<RunRequest<'_>>()),
+        (size_of::<AnalyzeRequest<'_>>(), align_of::<AnalyzeRequest<'_>>()),
+    ];
+    let shapes: Vec<String> = shapes.iter().map(|(size, align)| format!("{size}/{align}")).collect();
+    format!(
+        "ir {} api {} shapes {}",
+        rpt_ir::LAYOUT_DIGEST,
+        env!("RPT_SOURCE_HASH"),
+        shapes.join(",")
+    )
+});
+
+/// This build's layout key: equal keys on both sides of the boundary mean every type that
+/// crosses in a shared-layout request is laid out the same way.
+pub fn layout_key() -> &'static str {
+    &LAYOUT_KEY
+}
+
+/// A pass run over the host's functions, in place.
+pub(crate) struct RunRequest<'a> {
+    /// The functions, as the host holds them.
+    pub funcs: &'a mut [Function],
+    /// Their context and facts.
+    pub batch: BatchContext<'a>,
+    /// The pass's parameters.
+    pub params: &'a PassParams,
+}
+
+/// A whole-program analysis of the host's program, read in place.
+pub(crate) struct AnalyzeRequest<'a> {
+    /// The program.
+    pub program: &'a Program,
+    /// The pass's parameters.
+    pub params: &'a PassParams,
+}
+
+/// Answers a shared-layout request to a pass plugin; the `export_pass!` macro calls this.
+///
+/// # Safety
+/// `request` points to the request of `method` built by a host whose [`layout_key`] equals this
+/// build's, live for the duration of the call.
+pub unsafe fn serve_pass_shared<P: PassPlugin>(pass: &P, method: u8, request: *mut c_void) -> Vec<u8> {
+    let served = catch_unwind(AssertUnwindSafe(|| match method {
+        METHOD_RUN => {
+            // Safety: the caller's contract.
+            let request = unsafe { &mut *request.cast::<RunRequest<'_>>() };
+            encode_answer(&Ok(pass.run_all(request.funcs, &request.batch, request.params)))
+        }
+        METHOD_ANALYZE => {
+            // Safety: the caller's contract.
+            let request = unsafe { &*request.cast::<AnalyzeRequest<'_>>() };
+            encode_answer(&Ok(pass.analyze(request.program, request.params)))
+        }
+        _ => encode_answer::<()>(&Err(Fault::WrongKind)),
+    }));
+    served.unwrap_or_else(|payload| encode_answer::<()>(&Err(Fault::Panic(panic_message(payload.as_ref())))))
+}
+
+/// The shared-layout entry of a guest or host plugin, which have no shared-layout requests.
+///
+/// # Safety
+/// None needed: the request is not read.
+pub unsafe fn refuse_shared<T: ?Sized>(_: &T, _method: u8, _request: *mut c_void) -> Vec<u8> {
+    encode_answer::<()>(&Err(Fault::WrongKind))
+}
