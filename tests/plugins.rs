@@ -186,32 +186,31 @@ fn a_plugin_of_another_layout_gets_the_flat_form_and_gives_the_same_code() {
 
     // The same pass reporting another layout key, as a build by another compiler would.
     let (foreign_log, foreign) = run("{root}/tests/plugin-fixtures/foreign-layout", "foreign", &[]);
-    assert!(foreign_log.contains("IR goes to it in the flat form"), "{foreign_log}");
+    assert!(
+        foreign_log.contains("IR crosses to and from it in the flat form"),
+        "{foreign_log}"
+    );
     // The flat form asked for by name.
     let (asked_log, asked) = run(
         "{root}/passes/example-plugin",
         "asked",
         &[("RPT_PLUGIN_TRANSPORT", "flat")],
     );
-    assert!(asked_log.contains("IR goes to it in the flat form"), "{asked_log}");
+    assert!(
+        asked_log.contains("IR crosses to and from it in the flat form"),
+        "{asked_log}"
+    );
 
-    // The code is the same; only the manifest differs, by the library's hash.
-    let code = |files: Vec<(String, Vec<u8>)>| -> Vec<(String, Vec<u8>)> {
-        files
-            .into_iter()
-            .filter(|(p, _)| !p.ends_with("manifest.ron"))
-            .collect()
-    };
-    let in_place = code(in_place);
+    // The generated IR and C are the same (the manifests differ, by the library's hash).
     assert!(
         in_place.iter().any(|(p, _)| p.ends_with(".c")),
         "no C sources in the generation"
     );
     assert!(
-        code(foreign) == in_place,
+        foreign == in_place,
         "the flat form gave other code than the in-place run"
     );
-    assert!(code(asked) == in_place, "RPT_PLUGIN_TRANSPORT=flat gave other code");
+    assert!(asked == in_place, "RPT_PLUGIN_TRANSPORT=flat gave other code");
 
     // A value that names no transport is refused before anything is built.
     let sub = dir.path().join("typo");
@@ -258,47 +257,62 @@ fn building_a_plugin_twice_gives_the_same_library() {
 fn the_ppc_guest_as_a_plugin_generates_exactly_what_the_built_in_does() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let dir = tempfile::tempdir().expect("tempdir");
-    // The same recipe name in two folders: `#line` directives name the listing after the recipe.
-    let (builtin_dir, dynamic_dir) = (dir.path().join("builtin"), dir.path().join("dynamic"));
+    // The same recipe name in each folder: `#line` directives name the listing after the recipe.
+    let builtin_dir = dir.path().join("builtin");
     std::fs::create_dir_all(&builtin_dir).expect("mkdir");
-    std::fs::create_dir_all(&dynamic_dir).expect("mkdir");
     let builtin = recipe(&builtin_dir, "demo-ppc.ron", "demo", &[]);
-    let dynamic = recipe(
-        &dynamic_dir,
-        "demo-ppc.ron",
-        "demo",
-        &[(
-            "    shards: 4,",
-            "    shards: 4,\n    plugins: [(crate: \"{root}/guests/ppc-dol\")],",
-        )],
-    );
     // The demo's exit status is its own (the demo_ppc test compares it with qemu's).
     let a = rpt_with_plugins(&["run", builtin.to_str().expect("utf-8")], &builtin_dir);
     assert!(stderr_of(&a).contains("rpt: recompiled"), "{}", stderr_of(&a));
-    let b = rpt_with_plugins(&["run", dynamic.to_str().expect("utf-8")], &dynamic_dir);
-    let stderr = stderr_of(&b);
-    assert!(stderr.contains("rpt: recompiled"), "{stderr}");
-    assert!(stderr.contains("loaded guest plugin `ppc-dol`"), "{stderr}");
     assert!(!a.stdout.is_empty());
-    assert_eq!(a.stdout, b.stdout);
-    assert_eq!(a.status.code(), b.status.code());
-    let (builtin_gen, dynamic_gen) = (generation(&builtin_dir, "demo"), generation(&dynamic_dir, "demo"));
-    let (builtin_src, dynamic_src) = (sources(&builtin_gen), sources(&dynamic_gen));
+    let builtin_src = sources(&generation(&builtin_dir, "demo"));
     assert!(builtin_src.len() > 10, "too few generated files");
-    for ((path_a, text_a), (path_b, text_b)) in builtin_src.iter().zip(&dynamic_src) {
-        assert_eq!(path_a, path_b);
+
+    // The plugin lifting into rpt's memory (same layout key), then through the flat form.
+    let transports = [
+        ("in-place", &[][..], "it lifts straight into rpt's memory"),
+        (
+            "flat",
+            &[("RPT_PLUGIN_TRANSPORT", "flat")][..],
+            "IR crosses to and from it in the flat form",
+        ),
+    ];
+    for (name, env, how) in transports {
+        let dynamic_dir = dir.path().join(name);
+        std::fs::create_dir_all(&dynamic_dir).expect("mkdir");
+        let dynamic = recipe(
+            &dynamic_dir,
+            "demo-ppc.ron",
+            "demo",
+            &[(
+                "    shards: 4,",
+                "    shards: 4,\n    plugins: [(crate: \"{root}/guests/ppc-dol\")],",
+            )],
+        );
+        let b = rpt_with_plugins_env(&["run", dynamic.to_str().expect("utf-8")], &dynamic_dir, env);
+        let stderr = stderr_of(&b);
+        assert!(stderr.contains("rpt: recompiled"), "{stderr}");
+        assert!(stderr.contains("loaded guest plugin `ppc-dol`"), "{stderr}");
+        assert!(stderr.contains(how), "{name}: {stderr}");
+        assert_eq!(a.stdout, b.stdout, "{name}");
+        assert_eq!(a.status.code(), b.status.code(), "{name}");
+        let dynamic_gen = generation(&dynamic_dir, "demo");
+        let dynamic_src = sources(&dynamic_gen);
+        for ((path_a, text_a), (path_b, text_b)) in builtin_src.iter().zip(&dynamic_src) {
+            assert_eq!(path_a, path_b);
+            assert!(
+                text_a == text_b,
+                "{name}: {path_a} differs between the built-in and the plugin guest"
+            );
+        }
+        assert_eq!(builtin_src.len(), dynamic_src.len(), "{name}");
+        let manifest = read(&dynamic_gen.join("manifest.ron"));
+        let hash = sha256_file(&library("rpt_guest_ppc_dol"));
         assert!(
-            text_a == text_b,
-            "{path_a} differs between the built-in and the plugin guest"
+            manifest.contains(&hash),
+            "the manifest does not name {hash}:\n{manifest}"
         );
     }
-    assert_eq!(builtin_src.len(), dynamic_src.len());
-    let manifest = read(&dynamic_gen.join("manifest.ron"));
-    let hash = sha256_file(&library("rpt_guest_ppc_dol"));
-    assert!(
-        manifest.contains(&hash),
-        "the manifest does not name {hash}:\n{manifest}"
-    );
 }
 
 #[test]

@@ -48,14 +48,17 @@ pub fn load_into(
         let (plugin, transport) = rpt_api::abi::load_with(&library, wanted).with_context(|| entry.clone())?;
         let info = plugin.info();
         let how = match (&plugin, transport) {
+            (LoadedPlugin::Host(_), _) => "",
             (LoadedPlugin::Pass(_), Transport::Shared) => {
                 "; it works on the IR in place (same compiler, flags and IR source as rpt)"
             }
-            (LoadedPlugin::Pass(_), Transport::Flat) => {
-                "; IR goes to it in the flat form (another compiler, flags or IR source than rpt's, \
-                 or RPT_PLUGIN_TRANSPORT=flat)"
+            (LoadedPlugin::Guest(_), Transport::Shared) => {
+                "; it lifts straight into rpt's memory (same compiler, flags and IR source as rpt)"
             }
-            _ => "",
+            (_, Transport::Flat) => {
+                "; IR crosses to and from it in the flat form (another compiler, flags or IR source than \
+                 rpt's, or RPT_PLUGIN_TRANSPORT=flat)"
+            }
         };
         eprintln!(
             "rpt: loaded {} plugin `{}` {} from {}{how}",

@@ -11,7 +11,7 @@ use rpt_ir::{Function, GuestAddr, HelperDecl, Program, StateDesc};
 use serde::de::DeserializeOwned;
 
 use super::flat;
-use super::shared::{self, AnalyzeAnswer, AnalyzeRequest, RunAnswer, RunRequest};
+use super::shared::{self, AnalyzeRequest, AnalyzeResult, DiscoverRequest, LiftRequest, RunRequest, RunResult};
 use super::wire::{
     Answer, ContextRef, Fault, FlatFunctions, ImageRef, ProgramHead, Request, RunPassAnswer, decode, encode,
     encode_with_batch, split_envelope,
@@ -185,6 +185,24 @@ impl Library {
             .map_err(|fault| self.fault(method, describe(&fault)))
     }
 
+    /// Sends a shared-layout request (see `shared`) and decodes the answer as `T`.
+    ///
+    /// # Safety
+    /// The library's layout key is this build's, and `request` is the request type of `method`.
+    unsafe fn call_shared<T: DeserializeOwned, R>(
+        &self,
+        name: &'static str,
+        method: u8,
+        request: &mut R,
+    ) -> Result<T, PluginFault> {
+        // Safety: the caller's contract; the request outlives the call, and the plugin, which
+        // allocates from the same heap, may change what it refers to in place.
+        let answer = unsafe { (self.module.call_shared())(method, std::ptr::from_mut(request).cast()) };
+        let answer: Answer<T> = decode(answer.as_slice())
+            .map_err(|e| self.fault(name, format!("sent an answer that does not decode: {e}")))?;
+        answer.map_err(|fault| self.fault(name, describe(&fault)))
+    }
+
     /// Like [`Library::call`], for methods that cannot return an error: a fault unwinds.
     fn call_or_unwind<T: DeserializeOwned>(&self, method: &'static str, request: &Request<'_>) -> T {
         self.call(method, request).unwrap_or_else(|fault| unwind_with(fault))
@@ -238,8 +256,8 @@ pub enum Transport {
 }
 
 /// Like [`load`], with the transport given rather than read from `RPT_PLUGIN_TRANSPORT`; also
-/// says which transport a pass plugin's requests will use ([`Transport::Flat`] for guests and
-/// hosts, whose requests are all postcard).
+/// says which transport the plugin's IR-carrying requests will use (a pass's runs and analyses,
+/// a guest's discovery and lifting; [`Transport::Flat`] for hosts, which carry no IR).
 pub fn load_with(path: &Path, wanted: Transport) -> Result<(LoadedPlugin, Transport), LoadError> {
     let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
         path: path.to_owned(),
@@ -275,7 +293,7 @@ pub fn load_with(path: &Path, wanted: Transport) -> Result<(LoadedPlugin, Transp
         path: path.to_owned(),
         info: PluginInfo { hash, ..info },
     });
-    let shared = module.kind() == PluginKind::Pass
+    let shared = module.kind() != PluginKind::Host
         && wanted == Transport::Shared
         && (module.layout_key())().as_str() == shared::layout_key();
     let transport = if shared { Transport::Shared } else { Transport::Flat };
@@ -283,6 +301,7 @@ pub fn load_with(path: &Path, wanted: Transport) -> Result<(LoadedPlugin, Transp
         PluginKind::Guest => LoadedPlugin::Guest(Arc::new(DynGuest {
             library,
             sent_image: Mutex::new(None),
+            shared,
         })),
         PluginKind::Host => LoadedPlugin::Host(Arc::new(DynHost { library })),
         PluginKind::Pass => LoadedPlugin::Pass(Arc::new(DynPass {
@@ -370,22 +389,17 @@ impl DynPass {
         batch: &BatchContext<'_>,
         params: &PassParams,
     ) -> Result<(), (usize, PassError)> {
-        let failed = |what: String| (0, PassError::Failed(self.library.fault("run", what).to_string()));
         let mut request = RunRequest {
             funcs,
             batch: *batch,
             params,
         };
-        // Safety: the plugin's layout key is this build's, so it reads the request as it is laid
-        // out here, and it allocates from the same heap; the request outlives the call.
-        let answer =
-            unsafe { (self.library.module.call_shared())(shared::METHOD_RUN, std::ptr::from_mut(&mut request).cast()) };
-        let head: RunAnswer =
-            decode(answer.as_slice()).map_err(|e| failed(format!("sent an answer that does not decode: {e}")))?;
-        match head {
-            Ok(result) => result,
-            Err(fault) => Err(failed(describe(&fault))),
-        }
+        // Safety: `shared` is set only when the layout keys agree; this is a run request.
+        let answer = unsafe {
+            self.library
+                .call_shared::<RunResult, _>("run", shared::METHOD_RUN, &mut request)
+        };
+        answer.map_err(|fault| (0, PassError::Failed(fault.to_string())))?
     }
 
     /// One run request and its answer applied to `funcs`.
@@ -454,17 +468,12 @@ impl PassPlugin for DynPass {
         let failed = |fault: PluginFault| PassError::Failed(fault.to_string());
         if self.shared {
             let mut request = AnalyzeRequest { program, params };
-            // Safety: as in `run_shared`.
+            // Safety: `shared` is set only when the layout keys agree; this is an analysis request.
             let answer = unsafe {
-                (self.library.module.call_shared())(shared::METHOD_ANALYZE, std::ptr::from_mut(&mut request).cast())
+                self.library
+                    .call_shared::<AnalyzeResult, _>("analyze", shared::METHOD_ANALYZE, &mut request)
             };
-            let head: AnalyzeAnswer = decode(answer.as_slice()).map_err(|e| {
-                failed(
-                    self.library
-                        .fault("analyze", format!("sent an answer that does not decode: {e}")),
-                )
-            })?;
-            return head.map_err(|fault| failed(self.library.fault("analyze", describe(&fault))))?;
+            return answer.map_err(failed)?;
         }
         let (head, functions) = ProgramHead::split(program);
         let request = Request::Analyze {
@@ -574,6 +583,8 @@ impl DynPass {
 struct DynGuest {
     library: Arc<Library>,
     sent_image: Mutex<Option<(u64, GuestImage)>>,
+    /// The plugin has this build's layout key: discovery and lifting go shared-layout.
+    shared: bool,
 }
 
 impl DynGuest {
@@ -654,6 +665,23 @@ impl GuestPlugin for DynGuest {
     }
 
     fn discover(&self, image: &GuestImage, seeds: &Seeds) -> Discovery {
+        if self.shared {
+            let mut request = DiscoverRequest {
+                image,
+                seeds,
+                out: None,
+            };
+            // Safety: `shared` is set only when the layout keys agree; this is a discovery request.
+            let answer = unsafe {
+                self.library
+                    .call_shared::<(), _>("discover", shared::METHOD_DISCOVER, &mut request)
+            };
+            return match (answer, request.out) {
+                (Ok(()), Some(discovery)) => discovery,
+                (Err(fault), _) => unwind_with(fault),
+                (Ok(()), None) => unwind_with(self.library.fault("discover", "answered without a result".into())),
+            };
+        }
         self.call_with_image("discover", image, |image| Request::Discover {
             image,
             seeds: Cow::Borrowed(seeds),
@@ -667,6 +695,25 @@ impl GuestPlugin for DynGuest {
         functions: &BTreeSet<GuestAddr>,
         options: &GuestOptions,
     ) -> LiftResult {
+        if self.shared {
+            let mut request = LiftRequest {
+                image,
+                entry,
+                functions,
+                options,
+                out: None,
+            };
+            // Safety: `shared` is set only when the layout keys agree; this is a lift request.
+            let answer = unsafe {
+                self.library
+                    .call_shared::<(), _>("lift", shared::METHOD_LIFT, &mut request)
+            };
+            return match (answer, request.out) {
+                (Ok(()), Some(lifted)) => lifted,
+                (Err(fault), _) => unwind_with(fault),
+                (Ok(()), None) => unwind_with(self.library.fault("lift", "answered without a result".into())),
+            };
+        }
         self.call_with_image("lift", image, |image| Request::Lift {
             image,
             entry,

@@ -40,7 +40,7 @@ use std::ffi::c_void;
 
 pub use export::{serve_guest, serve_host, serve_pass};
 pub use load::{LoadError, LoadedPlugin, PluginFault, Transport, load, load_with, take_fault, wanted_transport};
-pub use shared::{layout_key, refuse_shared, serve_pass_shared};
+pub use shared::{layout_key, refuse_shared, serve_guest_shared, serve_pass_shared};
 
 /// The version of the plugin interface: the traits, the data they exchange and this module.
 /// A library built against another version is refused at load.
@@ -245,7 +245,7 @@ macro_rules! export_guest {
             $ty,
             $make,
             $crate::abi::serve_guest,
-            $crate::abi::refuse_shared,
+            $crate::abi::serve_guest_shared,
             $crate::abi::API_VERSION
         );
     };

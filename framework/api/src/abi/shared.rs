@@ -26,22 +26,31 @@ use std::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::LazyLock;
 
-use rpt_ir::{BlockData, Function, HelperDecl, Inst, Program, StateDesc, Terminator};
+use std::collections::BTreeSet;
+
+use rpt_ir::{BlockData, Function, GuestAddr, HelperDecl, Inst, Program, StateDesc, Terminator};
 
 use super::export::panic_message;
-use super::wire::{Answer, Fault, encode_answer};
-use crate::{BatchContext, PassError, PassParams, PassPlugin, ProgramAnalysis};
+use super::wire::{Fault, encode_answer};
+use crate::{
+    BatchContext, Discovery, GuestImage, GuestOptions, GuestPlugin, LiftResult, PassError, PassParams, PassPlugin,
+    ProgramAnalysis, Seeds,
+};
 
 /// `call_shared` method: run the pass over a [`RunRequest`].
 pub(crate) const METHOD_RUN: u8 = 1;
 /// `call_shared` method: analyse the program of an [`AnalyzeRequest`].
 pub(crate) const METHOD_ANALYZE: u8 = 2;
+/// `call_shared` method: a guest's discovery, [`DiscoverRequest`].
+pub(crate) const METHOD_DISCOVER: u8 = 3;
+/// `call_shared` method: a guest's lifting of one function, [`LiftRequest`].
+pub(crate) const METHOD_LIFT: u8 = 4;
 
 /// What a run request answers: the index and error of the first function that failed.
-pub(crate) type RunAnswer = Answer<Result<(), (usize, PassError)>>;
+pub(crate) type RunResult = Result<(), (usize, PassError)>;
 
 /// What an analysis request answers.
-pub(crate) type AnalyzeAnswer = Answer<Result<Option<ProgramAnalysis>, PassError>>;
+pub(crate) type AnalyzeResult = Result<Option<ProgramAnalysis>, PassError>;
 
 static LAYOUT_KEY: LazyLock<String> = LazyLock::new(|| {
     use std::mem::{align_of, size_of};
@@ -57,6 +66,9 @@ static LAYOUT_KEY: LazyLock<String> = LazyLock::new(|| {
         (size_of::<PassParams>(), align_of::<PassParams>()),
         (size_of::<RunRequest<'_>>(), align_of::<RunRequest<'_>>()),
         (size_of::<AnalyzeRequest<'_>>(), align_of::<AnalyzeRequest<'_>>()),
+        (size_of::<LiftRequest<'_>>(), align_of::<LiftRequest<'_>>()),
+        (size_of::<DiscoverRequest<'_>>(), align_of::<DiscoverRequest<'_>>()),
+        (size_of::<GuestImage>(), align_of::<GuestImage>()),
     ];
     let shapes: Vec<String> = shapes.iter().map(|(size, align)| format!("{size}/{align}")).collect();
     format!(
@@ -91,13 +103,43 @@ pub(crate) struct AnalyzeRequest<'a> {
     pub params: &'a PassParams,
 }
 
+/// A guest's discovery over the host's image; the plugin leaves the result in `out`.
+pub(crate) struct DiscoverRequest<'a> {
+    /// The image.
+    pub image: &'a GuestImage,
+    /// Where discovery starts.
+    pub seeds: &'a Seeds,
+    /// The answer, moved into the host's memory (one heap on both sides).
+    pub out: Option<Discovery>,
+}
+
+/// A guest's lifting of one function of the host's image; the plugin leaves the result in `out`.
+pub(crate) struct LiftRequest<'a> {
+    /// The image.
+    pub image: &'a GuestImage,
+    /// The function's entry.
+    pub entry: GuestAddr,
+    /// Every function discovery found.
+    pub functions: &'a BTreeSet<GuestAddr>,
+    /// The guest's options.
+    pub options: &'a GuestOptions,
+    /// The answer, moved into the host's memory.
+    pub out: Option<LiftResult>,
+}
+
+/// Runs `answer` with panics caught, as the answer to a shared-layout request.
+fn serve_shared(answer: impl FnOnce() -> Vec<u8>) -> Vec<u8> {
+    catch_unwind(AssertUnwindSafe(answer))
+        .unwrap_or_else(|payload| encode_answer::<()>(&Err(Fault::Panic(panic_message(payload.as_ref())))))
+}
+
 /// Answers a shared-layout request to a pass plugin; the `export_pass!` macro calls this.
 ///
 /// # Safety
 /// `request` points to the request of `method` built by a host whose [`layout_key`] equals this
 /// build's, live for the duration of the call.
 pub unsafe fn serve_pass_shared<P: PassPlugin>(pass: &P, method: u8, request: *mut c_void) -> Vec<u8> {
-    let served = catch_unwind(AssertUnwindSafe(|| match method {
+    serve_shared(|| match method {
         METHOD_RUN => {
             // Safety: the caller's contract.
             let request = unsafe { &mut *request.cast::<RunRequest<'_>>() };
@@ -109,11 +151,32 @@ pub unsafe fn serve_pass_shared<P: PassPlugin>(pass: &P, method: u8, request: *m
             encode_answer(&Ok(pass.analyze(request.program, request.params)))
         }
         _ => encode_answer::<()>(&Err(Fault::WrongKind)),
-    }));
-    served.unwrap_or_else(|payload| encode_answer::<()>(&Err(Fault::Panic(panic_message(payload.as_ref())))))
+    })
 }
 
-/// The shared-layout entry of a guest or host plugin, which have no shared-layout requests.
+/// Answers a shared-layout request to a guest plugin; the `export_guest!` macro calls this.
+///
+/// # Safety
+/// As for [`serve_pass_shared`].
+pub unsafe fn serve_guest_shared<G: GuestPlugin>(guest: &G, method: u8, request: *mut c_void) -> Vec<u8> {
+    serve_shared(|| match method {
+        METHOD_DISCOVER => {
+            // Safety: the caller's contract.
+            let request = unsafe { &mut *request.cast::<DiscoverRequest<'_>>() };
+            request.out = Some(guest.discover(request.image, request.seeds));
+            encode_answer(&Ok(()))
+        }
+        METHOD_LIFT => {
+            // Safety: the caller's contract.
+            let request = unsafe { &mut *request.cast::<LiftRequest<'_>>() };
+            request.out = Some(guest.lift(request.image, request.entry, request.functions, request.options));
+            encode_answer(&Ok(()))
+        }
+        _ => encode_answer::<()>(&Err(Fault::WrongKind)),
+    })
+}
+
+/// The shared-layout entry of a host plugin, which has no shared-layout requests.
 ///
 /// # Safety
 /// None needed: the request is not read.
