@@ -18,6 +18,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+/// Plugins with rpt's layout key grow and free rpt's vectors (rpt-api's `abi/shared.rs`), and
+/// their export macros declare `System` as their allocator; rpt must allocate from the same heap,
+/// so it says so here rather than leaving it to the default (a second declaration is an error).
+#[global_allocator]
+static ALLOCATOR: std::alloc::System = std::alloc::System;
+
 /// rpt — static recompilation of x86, PowerPC and 65816 programs into C.
 #[derive(Parser)]
 #[command(name = "rpt", version, about)]

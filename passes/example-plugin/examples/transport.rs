@@ -3,12 +3,14 @@
 //!
 //! ```text
 //! cargo build --release -p rpt-pass-example --features export-plugin --lib
-//! cargo run --release -p rpt-pass-example --example transport -- target/release/librpt_pass_example.so
+//! cargo run --release -p rpt-pass-example --example transport -- target/release/librpt_pass_example.so [shared|flat]
 //! ```
 //!
-//! It prints the time of each part; docs/benchmarks/plugin-transport.md records the numbers. The
-//! pass itself runs in process on the same functions, so the difference is the transport: encode,
-//! the call, decode in the plugin, and the same again for the answer.
+//! The second argument picks the transport: `shared` (the default; the plugin works on the
+//! functions in place when its layout key is this build's) or `flat` (encoded, decoded, and the
+//! same again for the answer). It prints the time of each part; docs/benchmarks/plugin-transport.md
+//! records the numbers, from callgrind as well. The pass itself runs in process on the same
+//! functions, so the difference is the transport.
 
 #[path = "../tests/common/demo.rs"]
 mod demo;

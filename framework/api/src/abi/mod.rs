@@ -4,23 +4,23 @@
 //! and exports it with [`export_guest!`](crate::export_guest), [`export_host!`](crate::export_host)
 //! or [`export_pass!`](crate::export_pass). The library exports one abi_stable root module,
 //! [`PluginModule`]: the plugin's kind, its name, the API and wire-format versions it was built
-//! against, and a single entry point, `call`.
+//! against, its layout key, and two entry points, `call` (bytes) and `call_shared` (in place).
 //!
-//! Everything else crosses the boundary as bytes: a request is one buffer and the answer another,
-//! so a call costs one FFI round trip however much IR it carries, and a pass over a whole program
-//! sends every function in one buffer ([`PassPlugin::run_all`]). A buffer starts with a postcard
+//! Requests cross the boundary as bytes: a request is one buffer and the answer another, so a
+//! call costs one FFI round trip however much IR it carries. A buffer starts with a postcard
 //! envelope ([`wire`]); the functions of a pass request and of its answer follow it in the
-//! [`flat`] form, fixed-width instruction records that cost tens of host instructions per IR
-//! instruction to write or read, and the answer marks the functions the pass did not change so
-//! that they are neither encoded nor decoded again. The layout of the root
-//! module is checked by abi_stable when the library is loaded, the versions by [`load`]; a plugin
-//! that panics is caught inside the library (a panic must not unwind through `extern "C"`) and
-//! reported with its name.
+//! [`flat`] form, fixed-width instruction records, and the answer marks the functions the pass did
+//! not change so that they are not decoded again. A plugin built by the same compiler from the
+//! same IR and API source as the host (the same [`layout_key`]) skips all of that: its pass runs
+//! on the host's functions in place, and its guest lifts into the host's memory, through
+//! `call_shared` (see `shared.rs`). The layout of the root module is checked by abi_stable when
+//! the library is loaded, the versions and the layout key by [`load`]; a plugin that panics is
+//! caught inside the library (a panic must not unwind through `extern "C"`) and reported with its
+//! name.
 //!
 //! [`GuestPlugin`]: crate::GuestPlugin
 //! [`HostPlugin`]: crate::HostPlugin
 //! [`PassPlugin`]: crate::PassPlugin
-//! [`PassPlugin::run_all`]: crate::PassPlugin::run_all
 
 // abi_stable's derive and its static tables are `unsafe impl`s and `unsafe` constructors; they are
 // confined to this module and the export macros, whose safety abi_stable's own checks uphold.

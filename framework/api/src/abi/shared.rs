@@ -183,3 +183,93 @@ pub unsafe fn serve_guest_shared<G: GuestPlugin>(guest: &G, method: u8, request:
 pub unsafe fn refuse_shared<T: ?Sized>(_: &T, _method: u8, _request: *mut c_void) -> Vec<u8> {
     encode_answer::<()>(&Err(Fault::WrongKind))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use rpt_ir::{Function, GuestAddr};
+
+    use super::*;
+    use crate::abi::wire::{Answer, decode};
+    use crate::{FunctionContext, PluginInfo};
+
+    /// Moves the entry of odd functions up by one; panics on the entry 0xdead.
+    struct BumpOdd;
+
+    impl PassPlugin for BumpOdd {
+        fn info(&self) -> PluginInfo {
+            PluginInfo {
+                name: "bump-odd".into(),
+                version: "0".into(),
+                hash: String::new(),
+            }
+        }
+
+        fn check_params(&self, _: &PassParams) -> Result<(), PassError> {
+            Ok(())
+        }
+
+        fn run(&self, func: &mut Function, _: &FunctionContext<'_>, _: &PassParams) -> Result<(), PassError> {
+            assert!(func.entry.0 != 0xdead, "bump-odd cannot stand 0xdead");
+            if func.entry.0 % 2 == 1 {
+                func.entry.0 += 1;
+                // Grows a vector the host allocated, as passes do.
+                func.new_block();
+            }
+            Ok(())
+        }
+    }
+
+    fn serve_run(funcs: &mut [Function]) -> Answer<RunResult> {
+        let state = StateDesc::new();
+        let helpers = BTreeMap::new();
+        let params = PassParams::new();
+        let mut request = RunRequest {
+            funcs,
+            batch: BatchContext {
+                state: &state,
+                helpers: &helpers,
+                facts: &[],
+            },
+            params: &params,
+        };
+        // Safety: a request of this build, live for the call.
+        let answer = unsafe { serve_pass_shared(&BumpOdd, METHOD_RUN, std::ptr::from_mut(&mut request).cast()) };
+        decode(&answer).expect("the answer decodes")
+    }
+
+    #[test]
+    fn a_run_changes_the_hosts_functions_in_place() {
+        let mut funcs: Vec<Function> = [0x11, 0x12].map(|a| Function::new(GuestAddr(a))).into();
+        assert_eq!(serve_run(&mut funcs), Ok(Ok(())));
+        assert_eq!(funcs[0].entry, GuestAddr(0x12));
+        assert_eq!(funcs[0].blocks.len(), 1);
+        assert_eq!(funcs[1], Function::new(GuestAddr(0x12)));
+    }
+
+    #[test]
+    fn a_panic_in_the_pass_is_an_answer() {
+        let mut funcs = vec![Function::new(GuestAddr(0xdead))];
+        let answer = serve_run(&mut funcs);
+        assert!(
+            matches!(&answer, Err(Fault::Panic(m)) if m.contains("cannot stand 0xdead")),
+            "{answer:?}"
+        );
+    }
+
+    #[test]
+    fn a_method_of_another_kind_is_refused() {
+        // Safety: the method is refused before the request is read.
+        let answer = unsafe { serve_pass_shared(&BumpOdd, METHOD_LIFT, std::ptr::null_mut()) };
+        let answer: Answer<()> = decode(&answer).expect("the answer decodes");
+        assert_eq!(answer, Err(Fault::WrongKind));
+    }
+
+    #[test]
+    fn the_layout_key_names_the_ir_build_and_the_shapes() {
+        assert!(layout_key().contains(rpt_ir::LAYOUT_DIGEST));
+        assert!(layout_key().contains("rustc "), "{}", layout_key());
+        assert!(layout_key().contains(&format!("{}/", std::mem::size_of::<Function>())));
+    }
+}
