@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use rpt_api::abi::{LoadedPlugin, Transport, flat, load_with};
 use rpt_api::{BatchContext, FunctionContext, PassParams, PassPlugin};
-use rpt_ir::Function;
+use rpt_ir::{Function, GuestAddr, Program};
 use rpt_pass_example::FoldConstants;
 
 /// How many functions the program has; `RPT_BENCH_FUNCTIONS` lowers it for runs under callgrind.
@@ -116,6 +116,22 @@ fn main() -> Result<(), String> {
     assert!(again == again_in_process, "the plugin and the in-process pass disagree");
     report("second run through the plugin, run_all", again_plugin);
     report("  of which transport", again_plugin.saturating_sub(again_work));
+    drop(again_in_process);
+
+    // A whole-program analysis request carries the whole program to the plugin at once. The
+    // example pass has no analysis and answers at once, so all of this is transport.
+    let whole = Program {
+        state: state.clone(),
+        helpers: helpers.clone(),
+        functions: again
+            .into_iter()
+            .enumerate()
+            .map(|(i, f)| (GuestAddr(i as u64), f))
+            .collect(),
+        ..Program::default()
+    };
+    let analysis = phase_analyze(plugin.as_ref(), &whole, &params)?;
+    report("whole-program analysis request (all transport)", analysis);
     Ok(())
 }
 
@@ -223,6 +239,18 @@ fn phase_second_run_all(
     // Distinct bodies, or the compiler merges the phases into one symbol.
     std::hint::black_box("phase_second_run_all");
     timed_run_all(plugin, funcs, cx, params)
+}
+
+/// The whole program to the plugin's `analyze`.
+#[inline(never)]
+fn phase_analyze(plugin: &dyn PassPlugin, program: &Program, params: &PassParams) -> Result<Duration, String> {
+    let started = Instant::now();
+    let analysis = plugin.analyze(program, params).map_err(|e| e.to_string())?;
+    let elapsed = started.elapsed();
+    if analysis.is_some() {
+        return Err("the example pass has no analysis, but the plugin answered with one".to_string());
+    }
+    Ok(elapsed)
 }
 
 /// One function through one call (the pass's work included).
