@@ -37,7 +37,7 @@ fn per_function(total: Duration) -> f64 {
 
 fn report(label: &str, total: Duration) {
     println!(
-        "{label:<44} {:>9.1} ms {:>8.2} us/function",
+        "{label:<48} {:>10.3} ms {:>8.3} us/function",
         total.as_secs_f64() * 1e3,
         per_function(total)
     );
