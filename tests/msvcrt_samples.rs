@@ -639,13 +639,24 @@ fn controlfp_sets_the_x87_precision_and_rounding() {
 /// x87 unit's `fprem`. The fixture tests/guests/x86/msvcrt/x87_fprem.c is built at test time.
 #[test]
 fn fprem_loops_match_the_cpu_on_every_host() {
+    fixture_prints_the_native_output_on_every_host("x87_fprem", "case 11", |native| native.to_vec());
+}
+
+/// Builds fixture `name`, runs its native i386 build (whose output must contain `marker`) and checks
+/// that the recompiled fixture prints `expected(native output)` and exits 0 on every host.
+fn fixture_prints_the_native_output_on_every_host(
+    name: &'static str,
+    marker: &str,
+    expected: impl Fn(&[u8]) -> Vec<u8>,
+) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let recipe = fixture_recipe("x87_fprem", dir.path());
-    let fixture = fixture_sample("x87_fprem");
+    let recipe = fixture_recipe(name, dir.path());
+    let fixture = fixture_sample(name);
     let native = run_native(&fixture);
     assert_eq!(native.status.code(), Some(0), "{}", stderr_of(&native));
     let text = String::from_utf8_lossy(&native.stdout);
-    assert!(text.contains("case 11"), "the native build printed:\n{text}");
+    assert!(text.contains(marker), "the native build printed:\n{text}");
+    let expected = expected(&native.stdout);
     for host in rpt_tests::matrix::HOSTS {
         let out = Command::new(rpt_binary())
             .arg("run")
@@ -659,10 +670,22 @@ fn fprem_loops_match_the_cpu_on_every_host() {
             .output()
             .expect("rpt runs");
         same_text(
-            &format!("x87_fprem on {host}\nrpt said:\n{}", stderr_of(&out)),
+            &format!("{name} on {host}\nrpt said:\n{}", stderr_of(&out)),
             &out.stdout,
-            &native.stdout,
+            &expected,
         );
         assert_eq!(out.status.code(), Some(0), "{host}: {}", stderr_of(&out));
     }
+}
+
+/// mingw's long double math (libmingwex: `sinl`, `tanl`, `atan2l`, `expl`, `powl`, `logl`,
+/// `log1pl`, ...) is built on the x87's transcendental instructions (fsincos, fptan, fpatan, f2xm1,
+/// fyl2x, fyl2xp1, with fprem1 reducing large angles). On every host the recompiled fixture prints
+/// what the native i386 build (glibc's versions of the same instructions) prints, to 13 significant
+/// digits: AArch64 and LoongArch64 run the software x87 unit's transcendentals. The fixture
+/// tests/guests/x86/msvcrt/x87_transcendental.c is built at test time.
+#[test]
+fn transcendental_functions_match_the_cpu_on_every_host() {
+    // msvcrt prints three exponent digits where glibc prints two.
+    fixture_prints_the_native_output_on_every_host("x87_transcendental", "money", widen_exponents);
 }

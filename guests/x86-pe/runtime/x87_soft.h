@@ -6,21 +6,13 @@
  * Exact, as the real FPU (the oracle's cases agree bit for bit, flags included): loads and stores
  * of every format, fild/fist/fisttp, the four operations and fsqrt under every precision and
  * rounding control, compares, ftst, fxam, fchs, fabs, frndint, fscale, fxtract, fprem, fprem1, the
- * constants. Not implemented here: the transcendental instructions (f2xm1, fsin, fcos,
- * fsincos, fptan, fpatan, fyl2x, fyl2xp1): a program that executes one stops with a message naming
- * it (docs/x87.md). Values are unpacked to a sign, an unbiased exponent and a significand with its
- * top bit set, and computed on 128-bit integers with a sticky bit, then rounded once.
+ * constants. The transcendental instructions (f2xm1, fsin, fcos, fsincos, fptan, fpatan, fyl2x,
+ * fyl2xp1) are in x87_soft_transcendental.h, within one unit in the last place of the CPU's. Values
+ * are unpacked to a sign, an unbiased exponent and a significand with its top bit set, and computed
+ * on 128-bit integers with a sticky bit, then rounded once.
  */
 
 typedef unsigned __int128 x87_u128;
-
-_Noreturn static void x87_soft_missing(const char *what)
-{
-	rpt_write_stderr("rpt: x86 guest: the software x87 unit of this host does not implement ");
-	rpt_write_stderr(what);
-	rpt_write_stderr(" (docs/x87.md)\n");
-	rpt_process_exit(70);
-}
 
 enum { X87_ZERO, X87_FINITE, X87_INF, X87_NAN };
 
@@ -556,6 +548,8 @@ static uint16_t x87_xam(struct rpt_f80 a)
 	}
 }
 
+#include "x87_soft_transcendental.h"
+
 static uint16_t unit_unary(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 *r, struct rpt_f80 *pushed)
 {
 	uint16_t flags = 0;
@@ -666,15 +660,9 @@ static uint16_t unit_unary(uint16_t cw, unsigned op, struct rpt_f80 a, struct rp
 		*pushed = x87_make(u.sign, 16383, u.sig);
 		return u.denormal ? SW_DE : 0;
 	case X87_F2XM1:
-		x87_soft_missing("f2xm1");
-	case X87_FSIN:
-		x87_soft_missing("fsin");
-	case X87_FCOS:
-		x87_soft_missing("fcos");
-	case X87_FPTAN:
-		x87_soft_missing("fptan");
+		return x87_soft_f2xm1(cw, a, r);
 	default:
-		x87_soft_missing("fsincos");
+		return x87_soft_trig(cw, op, a, r, pushed);
 	}
 }
 
@@ -755,10 +743,10 @@ static uint16_t unit_binary(uint16_t cw, unsigned op, struct rpt_f80 a, struct r
 	uint16_t flags = 0;
 	if (op == X87_FPREM || op == X87_FPREM1)
 		return x87_prem(op == X87_FPREM1, a, b, r);
-	if (op != X87_FSCALE) {
-		static const char *const names[] = { "fpatan", "fyl2x", "fyl2xp1" };
-		x87_soft_missing(names[op - X87_FPATAN]);
-	}
+	if (op == X87_FPATAN)
+		return x87_soft_fpatan(cw, a, b, r);
+	if (op == X87_FYL2X || op == X87_FYL2XP1)
+		return x87_soft_fyl2x(cw, op == X87_FYL2XP1, a, b, r);
 	struct x87_val x = x87_unpack(a), y = x87_unpack(b);
 	if (x.cls == X87_NAN || y.cls == X87_NAN) {
 		*r = x87_nan_result(a, b, x.cls == X87_NAN, y.cls == X87_NAN, &flags);

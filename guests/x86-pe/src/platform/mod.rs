@@ -46,10 +46,18 @@ pub struct Platform {
 pub const PLATFORMS: &[Platform] = &[win32_console::PLATFORM];
 
 /// The guest's own C part, shared by every platform.
-const GUEST_RUNTIME: [(&str, &str); 4] = [
+const GUEST_RUNTIME: [(&str, &str); 6] = [
     ("guest/x86_runtime.c", include_str!("../../runtime/x86_runtime.c")),
     ("guest/x87.c", include_str!("../../runtime/x87.c")),
     ("guest/x87_soft.h", include_str!("../../runtime/x87_soft.h")),
+    (
+        "guest/x87_soft_transcendental.h",
+        include_str!("../../runtime/x87_soft_transcendental.h"),
+    ),
+    (
+        "guest/x87_soft_tables.h",
+        include_str!("../../runtime/x87_soft_tables.h"),
+    ),
     ("guest/x87_f64.h", include_str!("../../runtime/x87_f64.h")),
 ];
 
