@@ -4,10 +4,14 @@
 //! and the plain data that crosses them. Built-in plugins implement these traits
 //! exactly as a dynamically loaded plugin will; nothing here assumes a plugin is
 //! linked into rpt. It depends only on `rpt-ir`.
+//!
+//! It also owns what every guest would otherwise write for itself: [`discover`], the function
+//! discovery algorithm, which a guest drives through its [`discover::Isa`].
 
 #![deny(missing_docs)]
 
 pub mod abi;
+pub mod discover;
 mod guest;
 mod host;
 mod pass;

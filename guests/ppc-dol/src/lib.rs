@@ -123,7 +123,7 @@ impl GuestPlugin for PpcDol {
         functions: &BTreeSet<GuestAddr>,
         _options: &GuestOptions,
     ) -> LiftResult {
-        let walker = discover::Walker::new(image, Cow::Borrowed(functions));
+        let walker = discover::Walker::new(&discover::Ppc, image, Cow::Borrowed(functions));
         lift::lift_function(&walker, entry)
     }
 

@@ -106,7 +106,8 @@ impl GuestPlugin for X86Pe {
         functions: &BTreeSet<GuestAddr>,
         options: &GuestOptions,
     ) -> LiftResult {
-        let walker = discover::Walker::new(image, Cow::Borrowed(functions));
+        let isa = discover::X86::new(image);
+        let walker = discover::Walker::new(&isa, image, Cow::Borrowed(functions));
         let ret_eip = matches!(options.get("ret_eip"), Some(rpt_api::ParamValue::Bool(true)));
         lift::lift_function(&walker, entry, ret_eip)
     }

@@ -69,7 +69,7 @@ pub(crate) fn lift_control(
         if let Some(&b) = blocks.get(&target) {
             return b;
         }
-        if cfg.calls.contains(&target) {
+        if cfg.calls_entry(target, ()) {
             return lx.block_with(Terminator::TailCall {
                 target: CallTarget::Direct(target),
             });
@@ -111,7 +111,7 @@ pub(crate) fn lift_control(
             }
             let taken = if link {
                 let cont = continue_at(lx);
-                let call_target = if cfg.calls.contains(&target) {
+                let call_target = if cfg.calls_entry(target, ()) {
                     CallTarget::Direct(target)
                 } else {
                     diags.push(Diagnostic {
@@ -238,7 +238,7 @@ fn jump_table_block(
             default
         } else if let Some(&b) = blocks.get(&t) {
             b
-        } else if cfg.calls.contains(&t) {
+        } else if cfg.calls_entry(t, ()) {
             lx.block_with(Terminator::TailCall {
                 target: CallTarget::Direct(t),
             })

@@ -202,11 +202,14 @@ struct FnLift<'w> {
 
 impl FnLift<'_> {
     fn build(&mut self, mut b: FunctionBuilder<'_>) {
-        let blocks: BTreeMap<GuestAddr, Block> = self.cfg.block_starts.iter().map(|&a| (a, b.create_block())).collect();
-        if let Some(&first) = blocks.get(&self.cfg.entry) {
+        let blocks: BTreeMap<GuestAddr, Block> = self.cfg.block_starts.keys().map(|&a| (a, b.create_block())).collect();
+        if let Some(&first) = blocks.get(&self.cfg.entry.addr) {
             b.jump(first, Vec::new());
         }
-        let mut lx = Lifter { b, pc: self.cfg.entry };
+        let mut lx = Lifter {
+            b,
+            pc: self.cfg.entry.addr,
+        };
         for (&start, &block) in &blocks {
             lx.b.switch_to_block(block);
             self.lift_block(&mut lx, &blocks, start);

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use iced_x86::{Code, Instruction, Mnemonic, OpKind, Register};
+use iced_x86::{Code, Instruction, Mnemonic, OpKind};
 use rpt_api::{Diagnostic, Severity};
 use rpt_ir::{BinaryOp, Block, BlockCall, CallTarget, ExitReason, GuestAddr, IntCC, Terminator, Type, Value};
 
@@ -110,14 +110,14 @@ impl BlockCx<'_> {
     /// that tail-calls another function (the walker made the same choice when it built the CFG).
     fn dest(&self, lx: &mut Lifter<'_>, addr: GuestAddr) -> Block {
         if let Some(&b) = self.blocks.get(&addr)
-            && !self.walker.is_tail_target(addr, self.cfg.entry)
+            && !self.walker.is_tail_target(addr, (), self.cfg.entry_addr())
         {
             return b;
         }
         let here = lx.b.current_block();
         let stub = lx.b.create_block();
         lx.b.switch_to_block(stub);
-        if self.walker.is_function(addr) || self.walker.is_thunk(addr) {
+        if self.walker.is_function(addr) || self.walker.isa().is_thunk(addr) {
             lx.b.terminate(Terminator::TailCall {
                 target: CallTarget::Direct(addr),
             });
@@ -147,18 +147,6 @@ pub(crate) fn push_return_address(lx: &mut Lifter<'_>, insn: &Instruction) {
     lx.push32(ret);
 }
 
-/// The import thunk an indirect jump or call through `[disp32]` reaches, if the slot is an IAT slot.
-fn iat_target(walker: &Walker<'_>, insn: &Instruction) -> Option<GuestAddr> {
-    if insn.op_kind(0) != OpKind::Memory
-        || insn.memory_segment() == Register::FS
-        || insn.memory_base() != Register::None
-        || insn.memory_index() != Register::None
-    {
-        return None;
-    }
-    walker.iat_thunk(GuestAddr(insn.memory_displacement32().into()))
-}
-
 /// Lifts a block-ending instruction.
 pub(crate) fn lift_terminator(lx: &mut Lifter<'_>, cx: &mut BlockCx<'_>, insn: &Instruction, kind: Kind) {
     let pc = lx.pc;
@@ -184,7 +172,7 @@ pub(crate) fn lift_terminator(lx: &mut Lifter<'_>, cx: &mut BlockCx<'_>, insn: &
         Kind::Call | Kind::CallIndirect => {
             let target = if matches!(kind, Kind::Call) {
                 let t = GuestAddr(insn.near_branch_target());
-                if cx.walker.is_function(t) || cx.walker.is_thunk(t) {
+                if cx.walker.is_function(t) || cx.walker.isa().is_thunk(t) {
                     CallTarget::Direct(t)
                 } else {
                     cx.diags.push(Diagnostic {
@@ -196,7 +184,7 @@ pub(crate) fn lift_terminator(lx: &mut Lifter<'_>, cx: &mut BlockCx<'_>, insn: &
                     });
                     CallTarget::Indirect(lx.c32(t.0 as u32))
                 }
-            } else if let Some(thunk) = iat_target(cx.walker, insn) {
+            } else if let Some(thunk) = cx.walker.isa().iat_operand(insn) {
                 CallTarget::Direct(thunk)
             } else {
                 // Read the target before esp moves: `call [esp+4]` means the old esp.
@@ -244,7 +232,7 @@ pub(crate) fn lift_terminator(lx: &mut Lifter<'_>, cx: &mut BlockCx<'_>, insn: &
 
 fn jump_indirect(lx: &mut Lifter<'_>, cx: &mut BlockCx<'_>, insn: &Instruction) {
     let pc = lx.pc;
-    if let Some(thunk) = iat_target(cx.walker, insn) {
+    if let Some(thunk) = cx.walker.isa().iat_operand(insn) {
         lx.b.terminate(Terminator::TailCall {
             target: CallTarget::Direct(thunk),
         });

@@ -13,7 +13,7 @@
 //! otherwise the jump is not treated as a table. Even a recognised table keeps the original
 //! indirect jump as the switch's default, so a wrong guess can cost speed but not behaviour.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use iced_x86::{ConditionCode, Instruction, Mnemonic, OpKind, Register};
 use rpt_api::GuestImage;
@@ -61,7 +61,7 @@ fn full(r: Register) -> Option<SlotId> {
 pub(crate) fn recognise(
     image: &GuestImage,
     insns: &BTreeMap<GuestAddr, Instruction>,
-    block_starts: &BTreeSet<GuestAddr>,
+    block_starts: &BTreeMap<GuestAddr, ()>,
     jmp: &Instruction,
 ) -> Option<JumpTable> {
     let jmp_addr = GuestAddr(jmp.ip());
@@ -73,7 +73,7 @@ pub(crate) fn recognise(
         OpKind::Register => {
             // Form B: the load must sit right before the jump in the same block, so the lifter
             // can read the index before the load overwrites it.
-            if block_starts.contains(&jmp_addr) {
+            if block_starts.contains_key(&jmp_addr) {
                 return None;
             }
             let load = fallthrough_pred(insns, jmp_addr)?;

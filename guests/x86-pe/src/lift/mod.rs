@@ -39,7 +39,7 @@ mod x87;
 use std::collections::BTreeMap;
 
 use iced_x86::{Instruction, Register};
-use rpt_api::{Diagnostic, LiftResult, Severity};
+use rpt_api::{Diagnostic, GuestImage, LiftResult, Severity};
 use rpt_ir::{Block, ExitReason, Function, FunctionBuilder, GuestAddr, Type, Value};
 
 use crate::decode::{self, Disassembler};
@@ -158,13 +158,13 @@ struct FnLift<'w> {
 
 impl FnLift<'_> {
     fn build(&mut self, mut b: FunctionBuilder<'_>) {
-        let blocks: BTreeMap<GuestAddr, Block> = self.cfg.block_starts.iter().map(|&a| (a, b.create_block())).collect();
-        if let Some(&first) = blocks.get(&self.cfg.entry) {
+        let blocks: BTreeMap<GuestAddr, Block> = self.cfg.block_starts.keys().map(|&a| (a, b.create_block())).collect();
+        if let Some(&first) = blocks.get(&self.cfg.entry.addr) {
             b.jump(first, Vec::new());
         }
         let mut lx = Lifter {
             b,
-            pc: self.cfg.entry,
+            pc: self.cfg.entry.addr,
             ret_eip: self.ret_eip,
         };
         for (&start, &block) in &blocks {
@@ -228,7 +228,7 @@ impl FnLift<'_> {
     /// Ends the block with `exit pc, unlifted` and records why.
     fn unlifted(&mut self, lx: &mut Lifter<'_>, pc: GuestAddr) {
         let message = match self.cfg.failures.get(&pc) {
-            Some(f) => describe_failure(self.walker, f, &mut self.disasm),
+            Some(f) => describe_failure(self.walker.image(), f, &mut self.disasm),
             None => "no instruction was decoded here".to_string(),
         };
         self.diagnostics.push(Diagnostic {
@@ -241,13 +241,13 @@ impl FnLift<'_> {
 }
 
 /// Says what could not be lifted: the mnemonic and the bytes, or why nothing decoded.
-pub(crate) fn describe_failure(walker: &Walker<'_>, failure: &Failure, disasm: &mut Disassembler) -> String {
+pub(crate) fn describe_failure(image: &GuestImage, failure: &Failure, disasm: &mut Disassembler) -> String {
     match failure {
         Failure::Decode(e) => format!("cannot decode: {e}"),
         Failure::Unsupported(insn) => format!(
             "cannot lift `{}` ({}): the x86 lifter does not handle this instruction",
             disasm.text(insn),
-            decode::hex_bytes(&decode::insn_bytes(walker.image(), insn))
+            decode::hex_bytes(&decode::insn_bytes(image, insn))
         ),
     }
 }

@@ -1,0 +1,307 @@
+//! The shared discovery on a toy instruction set whose lengths depend on a mode, as the 65816's do.
+
+use super::*;
+use crate::{Import, SegmentFlags};
+
+/// Opcodes of the toy set; targets are one byte, added to the code base.
+const NOP: u8 = 0x00;
+const JMP: u8 = 0x01;
+const BR: u8 = 0x02;
+const CALL: u8 = 0x03;
+const RET: u8 = 0x04;
+/// Enters wide mode: `IMM` then takes a two-byte operand instead of one.
+const WIDE: u8 = 0x05;
+const IMM: u8 = 0x06;
+/// `JTAB n t0 .. tn-1`: an inline table of n case targets.
+const JTAB: u8 = 0x07;
+const HALT: u8 = 0x08;
+/// Calls the import at `EXIT_THUNK`, which never returns.
+const CALL_EXIT: u8 = 0x09;
+
+const CODE: u64 = 0x100;
+const DATA: u64 = 0x800;
+const EXIT_THUNK: GuestAddr = GuestAddr(0xf000);
+
+struct Toy;
+
+#[derive(Clone, Debug)]
+struct ToyInsn {
+    op: u8,
+    operands: Vec<u8>,
+}
+
+#[derive(Clone, Debug)]
+struct Table(Vec<GuestAddr>);
+
+impl CaseTargets for Table {
+    fn case_targets(&self) -> &[GuestAddr] {
+        &self.0
+    }
+}
+
+fn target(byte: u8) -> GuestAddr {
+    GuestAddr(CODE + u64::from(byte))
+}
+
+impl Isa for Toy {
+    type Insn = ToyInsn;
+    type Context = bool;
+    type Failure = String;
+    type JumpTable = Table;
+    type Run = ();
+
+    fn decode(&self, image: &GuestImage, at: GuestAddr, wide: bool) -> Result<(ToyInsn, GuestAddr), String> {
+        if !image.is_code(at) {
+            return Err("not code".to_string());
+        }
+        let byte = |i: u64| image.bytes_at(GuestAddr(at.0 + i), 1).and_then(|b| b.first().copied());
+        let op = byte(0).ok_or("no byte")?;
+        let operand_count = match op {
+            NOP | RET | WIDE | HALT | CALL_EXIT => 0,
+            JMP | BR | CALL => 1,
+            IMM if wide => 2,
+            IMM => 1,
+            JTAB => 1 + u64::from(byte(1).ok_or("no count")?),
+            other => return Err(format!("unknown opcode {other:#04x}")),
+        };
+        let operands = (1..=operand_count)
+            .map(|i| byte(i).ok_or("cut short"))
+            .collect::<Result<_, _>>()?;
+        Ok((ToyInsn { op, operands }, GuestAddr(at.0 + 1 + operand_count)))
+    }
+
+    fn flow(
+        &self,
+        image: &GuestImage,
+        insn: &ToyInsn,
+        wide: &mut bool,
+        _run: &mut (),
+        code_constants: &mut BTreeSet<GuestAddr>,
+    ) -> Result<Flow, String> {
+        Ok(match insn.op {
+            JMP => Flow::Jump(target(insn.operands[0])),
+            BR => Flow::Branch(target(insn.operands[0])),
+            CALL => Flow::Call {
+                target: target(insn.operands[0]),
+                conditional: false,
+            },
+            CALL_EXIT => Flow::Call {
+                target: EXIT_THUNK,
+                conditional: false,
+            },
+            RET => Flow::Return { conditional: false },
+            HALT => Flow::Trap { conditional: false },
+            JTAB => Flow::JumpIndirect { conditional: false },
+            WIDE => {
+                *wide = true;
+                Flow::Next
+            }
+            IMM => {
+                if image.is_code(target(insn.operands[0])) && insn.operands.len() == 1 {
+                    code_constants.insert(target(insn.operands[0]));
+                }
+                Flow::Next
+            }
+            _ => Flow::Next,
+        })
+    }
+
+    fn jump_table(&self, _image: &GuestImage, cfg: &FunctionCfg<Self>, at: GuestAddr) -> Option<Table> {
+        let insn = cfg.insns.get(&at)?;
+        Some(Table(insn.operands[1..].iter().map(|&b| target(b)).collect()))
+    }
+
+    fn external(&self, addr: GuestAddr) -> Option<CallFlow> {
+        (addr == EXIT_THUNK).then_some(CallFlow::NoReturn)
+    }
+
+    fn pointer_candidates(&self, image: &GuestImage) -> BTreeSet<GuestAddr> {
+        image
+            .segments
+            .iter()
+            .filter(|s| !s.flags.execute)
+            .flat_map(|s| aligned_words(s, false))
+            .map(|(_, w)| GuestAddr(u64::from(w)))
+            .filter(|&a| image.is_code(a))
+            .collect()
+    }
+
+    fn describe(&self, _image: &GuestImage, failure: &String) -> String {
+        failure.clone()
+    }
+}
+
+fn image(code: &[u8], data: &[u32]) -> GuestImage {
+    let seg = |name: &str, addr: u64, bytes: Vec<u8>, execute: bool| Segment {
+        name: name.to_string(),
+        addr: GuestAddr(addr),
+        mem_size: bytes.len() as u64,
+        bytes,
+        flags: SegmentFlags {
+            read: true,
+            write: !execute,
+            execute,
+        },
+    };
+    GuestImage {
+        segments: vec![
+            seg("code", CODE, code.to_vec(), true),
+            seg("data", DATA, data.iter().flat_map(|w| w.to_le_bytes()).collect(), false),
+        ],
+        entry: GuestAddr(CODE),
+        exports: BTreeMap::new(),
+        imports: vec![Import {
+            module: "toy".to_string(),
+            name: "exit".to_string(),
+            slot: GuestAddr(0),
+            thunk: EXIT_THUNK,
+        }],
+    }
+}
+
+fn addrs(list: &[u64]) -> BTreeSet<GuestAddr> {
+    list.iter().map(|&a| GuestAddr(CODE + a)).collect()
+}
+
+#[test]
+fn a_routine_entered_in_two_modes_is_two_functions_decoded_apart() {
+    // 0x00: call 0x10; wide; call 0x10; ret.   0x10: imm <operand>; ret.
+    // Narrow, `imm` takes one byte and `ret` follows at 0x12; wide, it takes two: 0x13.
+    let mut code = vec![CALL, 0x10, WIDE, CALL, 0x10, RET];
+    code.resize(0x10, NOP);
+    code.extend([IMM, 0x00, RET, RET]);
+    let img = image(&code, &[]);
+    let found = discover(&Toy, &img, &Seeds::default());
+    assert_eq!(found.discovery.functions, addrs(&[0x00, 0x10]));
+    let wide = Entry {
+        addr: GuestAddr(CODE + 0x10),
+        context: true,
+    };
+    assert_eq!(found.variants, BTreeSet::from([wide]));
+    let walker = Walker::new(&Toy, &img, Cow::Owned(found.discovery.functions.clone()));
+    let narrow_cfg = walker.walk(GuestAddr(CODE + 0x10));
+    let wide_cfg = walker.walk_entry(wide);
+    assert_eq!(
+        narrow_cfg.insns.keys().copied().collect::<BTreeSet<_>>(),
+        addrs(&[0x10, 0x12])
+    );
+    assert_eq!(
+        wide_cfg.insns.keys().copied().collect::<BTreeSet<_>>(),
+        addrs(&[0x10, 0x13])
+    );
+    assert!(
+        found.discovery.diagnostics.is_empty(),
+        "{:?}",
+        found.discovery.diagnostics
+    );
+}
+
+#[test]
+fn code_after_a_call_that_never_returns_is_not_walked() {
+    // 0x00: call 0x08; <garbage>.  0x08: call exit (an import that never returns); <garbage>.
+    let code = [CALL, 0x08, 0xee, 0xee, 0xee, 0xee, 0xee, 0xee, CALL_EXIT, 0xee];
+    let img = image(&code, &[]);
+    let found = discover(&Toy, &img, &Seeds::default());
+    assert_eq!(found.discovery.functions, addrs(&[0x00, 0x08]));
+    assert!(
+        found.discovery.diagnostics.is_empty(),
+        "{:?}",
+        found.discovery.diagnostics
+    );
+    let walker = Walker::new(&Toy, &img, Cow::Owned(found.discovery.functions));
+    let cfg = walker.walk(GuestAddr(CODE));
+    assert!(cfg.is_noreturn_call(GuestAddr(CODE)));
+    assert!(!cfg.may_return);
+}
+
+#[test]
+fn strong_code_that_cannot_decode_is_an_error_at_its_address() {
+    let code = [NOP, BR, 0x04, RET, 0xee];
+    let found = discover(&Toy, &image(&code, &[]), &Seeds::default());
+    let errors: Vec<_> = found
+        .discovery
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].addr, GuestAddr(CODE + 4));
+    assert!(
+        errors[0].message.contains("unknown opcode 0xee"),
+        "{}",
+        errors[0].message
+    );
+}
+
+#[test]
+fn weak_candidates_are_kept_only_when_they_walk_cleanly_outside_known_code() {
+    // Entry 0x00: imm 0x20 (a code constant, a function at 0x20); ret at 0x02, which data names
+    // too although it is inside the entry's code. 0x08: a callback named only in data. 0x10: a
+    // byte that does not decode, named in data.
+    let mut code = vec![IMM, 0x20, RET];
+    code.resize(0x08, NOP);
+    code.extend([NOP, RET]);
+    code.resize(0x10, NOP);
+    code.push(0xee);
+    code.resize(0x20, NOP);
+    code.push(RET);
+    let data = [(CODE + 0x08) as u32, (CODE + 0x10) as u32, (CODE + 0x02) as u32, 0x1234];
+    let found = discover(&Toy, &image(&code, &data), &Seeds::default());
+    assert_eq!(found.discovery.functions, addrs(&[0x00, 0x08, 0x20]));
+    assert_eq!(found.discovery.address_taken, addrs(&[0x08, 0x20]));
+    let notes: BTreeMap<GuestAddr, &str> = found
+        .discovery
+        .diagnostics
+        .iter()
+        .map(|d| {
+            assert_eq!(d.severity, Severity::Note, "{d:?}");
+            (d.addr, d.message.as_str())
+        })
+        .collect();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes[&GuestAddr(CODE + 0x10)].contains("unknown opcode"));
+    assert!(notes[&GuestAddr(CODE + 0x02)].contains("inside known code"));
+}
+
+#[test]
+fn jump_table_cases_are_blocks_and_not_candidates() {
+    // 0x00: jtab 2 -> 0x08, 0x0a.  0x08: ret.  0x0a: ret.  Data names both cases too.
+    let mut code = vec![JTAB, 2, 0x08, 0x0a];
+    code.resize(0x08, NOP);
+    code.extend([RET, NOP, RET]);
+    let data = [(CODE + 0x08) as u32, (CODE + 0x0a) as u32];
+    let img = image(&code, &data);
+    let found = discover(&Toy, &img, &Seeds::default());
+    assert_eq!(found.discovery.functions, addrs(&[0x00]));
+    assert!(
+        found.discovery.diagnostics.is_empty(),
+        "{:?}",
+        found.discovery.diagnostics
+    );
+    let walker = Walker::new(&Toy, &img, Cow::Owned(found.discovery.functions));
+    let cfg = walker.walk(GuestAddr(CODE));
+    assert_eq!(
+        cfg.block_starts.keys().copied().collect::<BTreeSet<_>>(),
+        addrs(&[0x00, 0x08, 0x0a])
+    );
+    assert!(cfg.jump_tables.contains_key(&GuestAddr(CODE)));
+    assert!(cfg.may_return);
+}
+
+#[test]
+fn aligned_words_start_at_the_first_multiple_of_four() {
+    let seg = Segment {
+        name: "d".to_string(),
+        addr: GuestAddr(0x1001),
+        bytes: vec![0xaa, 0xbb, 0xcc, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+        mem_size: 12,
+        flags: SegmentFlags::default(),
+    };
+    let little: Vec<_> = aligned_words(&seg, false).collect();
+    assert_eq!(
+        little,
+        vec![(GuestAddr(0x1004), 0x0403_0201), (GuestAddr(0x1008), 0x0807_0605)]
+    );
+    let big: Vec<_> = aligned_words(&seg, true).collect();
+    assert_eq!(big[0], (GuestAddr(0x1004), 0x0102_0304));
+}
