@@ -224,14 +224,15 @@ pub trait GuestPlugin: Send + Sync {
     /// The runtime helpers lifted code may call under these options.
     fn helpers(&self, options: &GuestOptions) -> Vec<HelperDecl>;
 
-    /// How the guest addresses memory.
-    fn memory_model(&self) -> MemoryModel;
+    /// How the guest addresses memory on `platform` under these options (an SNES cartridge's
+    /// mapping changes the address space).
+    fn memory_model(&self, platform: &str, options: &GuestOptions) -> MemoryModel;
 
     /// The platforms this guest offers (`win32-console`, `linux-syscalls`, ...).
     fn platforms(&self) -> Vec<String>;
 
-    /// Parses an image file.
-    fn load(&self, image: &[u8]) -> Result<GuestImage, GuestError>;
+    /// Parses an image file for `platform` under these options (which may say how to map it).
+    fn load(&self, image: &[u8], platform: &str, options: &GuestOptions) -> Result<GuestImage, GuestError>;
 
     /// The functions implemented outside lifted code on `platform`: thunk address to C symbol.
     /// Fails with [`GuestError::MissingImports`] listing every import the platform lacks.

@@ -71,7 +71,11 @@ pub(crate) fn guest_plugin(db: &dyn Db, s: Session) -> Result<Arc<dyn GuestPlugi
 #[salsa::tracked(returns(ref))]
 pub fn guest_image(db: &dyn Db, s: Session) -> Result<Arc<GuestImage>, CoreError> {
     let guest = guest_plugin(db, s)?;
-    guest.load(s.image(db)).map(Arc::new).map_err(CoreError::Guest)
+    let recipe = s.recipe(db);
+    guest
+        .load(s.image(db), &recipe.platform, guest_options(db, s))
+        .map(Arc::new)
+        .map_err(CoreError::Guest)
 }
 
 /// What every function's lifting and emission shares: state, helpers, externs and the function set.
@@ -117,7 +121,7 @@ pub fn program_facts(db: &dyn Db, s: Session) -> Result<Arc<ProgramFacts>, CoreE
             .map(|h| (h.name.clone(), h))
             .collect(),
         externs,
-        memory: guest.memory_model(),
+        memory: guest.memory_model(&recipe.platform, options),
         entry: image.entry,
         functions: discovery.functions,
         address_taken: discovery.address_taken,

@@ -3,7 +3,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use rpt_api::GuestPlugin;
 use rpt_core::{CoreError, Registry, RptDb, Session, generate, original_bytes_sha256};
 use rpt_ir::GuestAddr;
 
@@ -32,7 +31,7 @@ fn with_override(loaded: &rpt_recipe::LoadedRecipe, function: u64, sha: &str) ->
 }
 
 fn cb_add_bytes_hash(loaded: &rpt_recipe::LoadedRecipe) -> String {
-    let image = rpt_guest_x86_pe::X86Pe.load(&loaded.image).expect("loads");
+    let image = rpt_guest_x86_pe::loader_pe::load(&loaded.image).expect("loads");
     // Three instructions of 4, 4 and 2 bytes, each running to the next; the last one, `ret` at
     // 0x4014ba, spans 16 bytes (its own byte, padding, and the start of cb_sub at 0x4014c0).
     let bytes = image.bytes_at(GuestAddr(CB_ADD), 10 + 16).expect("in the image");

@@ -91,7 +91,7 @@ impl GuestPlugin for PpcDol {
         helpers()
     }
 
-    fn memory_model(&self) -> MemoryModel {
+    fn memory_model(&self, _platform: &str, _options: &GuestOptions) -> MemoryModel {
         MemoryModel {
             address_bits: 32,
             big_endian: true,
@@ -102,7 +102,7 @@ impl GuestPlugin for PpcDol {
         platform::PLATFORMS.iter().map(|p| p.name.to_string()).collect()
     }
 
-    fn load(&self, image: &[u8]) -> Result<GuestImage, GuestError> {
+    fn load(&self, image: &[u8], _platform: &str, _options: &GuestOptions) -> Result<GuestImage, GuestError> {
         loader_dol::load(image)
     }
 

@@ -67,7 +67,7 @@ fn every_function_of_the_samples_is_found_and_lifts() {
     for (name, functions) in wanted {
         let dol = std::fs::read(sample(&format!("{name}.dol"))).expect("the committed sample DOL");
         let elf = std::fs::read(sample(&format!("{name}.elf"))).expect("the committed sample ELF");
-        let image = plugin.load(&dol).expect("loads");
+        let image = rpt_guest_ppc_dol::loader_dol::load(&dol).expect("loads");
         let discovery = plugin.discover(&image, &Seeds::default());
         let errors: Vec<_> = discovery
             .diagnostics

@@ -1,8 +1,6 @@
 //! The DOL loader: real DOLs (converted from the sample ELFs) load into the expected segments, and
 //! malformed ones are refused with messages that say what is wrong and where.
 
-use rpt_api::GuestPlugin;
-use rpt_guest_ppc_dol::PpcDol;
 use rpt_guest_ppc_dol::loader_dol::{self, HEADER_SIZE};
 use rpt_ir::GuestAddr;
 
@@ -22,7 +20,7 @@ fn put(dol: &mut [u8], at: usize, v: u32) {
 }
 
 fn error_of(dol: &[u8]) -> String {
-    match PpcDol.load(dol) {
+    match rpt_guest_ppc_dol::loader_dol::load(dol) {
         Ok(_) => panic!("the malformed DOL was accepted"),
         Err(e) => e.to_string(),
     }
@@ -30,7 +28,7 @@ fn error_of(dol: &[u8]) -> String {
 
 #[test]
 fn loads_sections_and_bss() {
-    let image = PpcDol.load(&small_dol()).expect("loads");
+    let image = rpt_guest_ppc_dol::loader_dol::load(&small_dol()).expect("loads");
     assert_eq!(image.entry, GuestAddr(0x8000_3100));
     let names: Vec<(&str, u64, u64)> = image
         .segments
@@ -59,7 +57,7 @@ fn bss_around_an_overlapping_data_section_is_split() {
         0x8000_3100,
     )
     .expect("valid");
-    let image = PpcDol.load(&dol).expect("loads");
+    let image = rpt_guest_ppc_dol::loader_dol::load(&dol).expect("loads");
     let bss: Vec<(u64, u64)> = image
         .segments
         .iter()

@@ -1422,7 +1422,7 @@ fn compiled_run(cases: &[Case], programs: &[Program], input: &[u8]) -> Vec<State
         .map(|h| (h.name.clone(), h))
         .collect();
     let externs = BTreeMap::new();
-    let memory: MemoryModel = plugin.memory_model();
+    let memory: MemoryModel = plugin.memory_model("linux-syscalls", &Default::default());
     let ctx = rpt_emit_c::EmitContext {
         state: &state,
         helpers: &helpers,

@@ -583,7 +583,7 @@ fn paired_singles_compiled_to_c() {
         state: &state,
         helpers: &helpers,
         externs: &externs,
-        memory: plugin.memory_model(),
+        memory: plugin.memory_model("linux-syscalls", &Default::default()),
         listing_name: "paired.lst",
         memarg: false,
     };
@@ -599,7 +599,11 @@ fn paired_singles_compiled_to_c() {
     let mut files = vec![
         (
             "cpu.h".to_string(),
-            rpt_emit_c::cpu_header(&state, plugin.memory_model(), &helpers),
+            rpt_emit_c::cpu_header(
+                &state,
+                plugin.memory_model("linux-syscalls", &Default::default()),
+                &helpers,
+            ),
         ),
         ("cases.c".to_string(), rpt_emit_c::shard_source(&refs, &externs, false)),
         (

@@ -76,7 +76,7 @@ impl GuestPlugin for X86Pe {
         x87::helpers()
     }
 
-    fn memory_model(&self) -> MemoryModel {
+    fn memory_model(&self, _platform: &str, _options: &GuestOptions) -> MemoryModel {
         MemoryModel {
             address_bits: 32,
             big_endian: false,
@@ -87,7 +87,7 @@ impl GuestPlugin for X86Pe {
         platform::PLATFORMS.iter().map(|p| p.name.to_string()).collect()
     }
 
-    fn load(&self, image: &[u8]) -> Result<GuestImage, GuestError> {
+    fn load(&self, image: &[u8], _platform: &str, _options: &GuestOptions) -> Result<GuestImage, GuestError> {
         loader_pe::load(image)
     }
 

@@ -25,7 +25,7 @@ fn the_demo_runs_lifted_as_it_runs_natively() {
     let native = Command::new(&oracle).output().expect("run the oracle");
     assert!(native.stdout.windows(14).any(|w| w == b"done checksum="), "{native:?}");
 
-    let image = X86Pe.load(&bytes).expect("the demo loads");
+    let image = rpt_guest_x86_pe::loader_pe::load(&bytes).expect("the demo loads");
     let discovery = X86Pe.discover(&image, &Seeds::default());
     let worrying: Vec<_> = discovery
         .diagnostics

@@ -941,7 +941,7 @@ fn run_compiled(cases: &[Case], stacks: &[u32], unit: CUnit) -> Vec<Outcome32> {
         .map(|h| (h.name.clone(), h))
         .collect();
     let externs = BTreeMap::new();
-    let memory = plugin.memory_model();
+    let memory = plugin.memory_model("win32-console", &Default::default());
     let ctx = rpt_emit_c::EmitContext {
         state: &state,
         helpers: &helpers,

@@ -19,7 +19,7 @@ fn sample_pe() -> &'static [u8] {
 }
 
 fn sample_image() -> GuestImage {
-    X86Pe.load(sample_pe()).expect("the sample loads")
+    rpt_guest_x86_pe::loader_pe::load(sample_pe()).expect("the sample loads")
 }
 
 fn u32_at(image: &GuestImage, addr: GuestAddr) -> u32 {
@@ -75,7 +75,7 @@ fn loads_sections_entry_and_imports() {
 }
 
 fn bad_image_message(bytes: &[u8]) -> String {
-    match X86Pe.load(bytes) {
+    match rpt_guest_x86_pe::loader_pe::load(bytes) {
         Err(GuestError::BadImage(m)) => m,
         Err(other) => panic!("expected BadImage, got {other}"),
         Ok(_) => panic!("a broken image loaded"),
@@ -87,7 +87,7 @@ fn truncated_images_are_errors_not_panics() {
     let pe = sample_pe();
     // Every prefix must load or fail cleanly; short ones must fail.
     for len in 0..pe.len() {
-        let result = X86Pe.load(&pe[..len]);
+        let result = rpt_guest_x86_pe::loader_pe::load(&pe[..len]);
         if len < 0x200 {
             assert!(
                 matches!(result, Err(GuestError::BadImage(_))),
@@ -242,7 +242,9 @@ fn randomly_corrupted_images_never_panic() {
             let at = (next() % limit as u64) as usize;
             bytes[at] = next() as u8;
         }
-        let Ok(image) = X86Pe.load(&bytes) else { continue };
+        let Ok(image) = rpt_guest_x86_pe::loader_pe::load(&bytes) else {
+            continue;
+        };
         loaded += 1;
         let discovery = X86Pe.discover(&image, &Seeds::default());
         for &f in discovery.functions.iter().take(40) {

@@ -154,9 +154,13 @@ pub fn serve_guest<G: GuestPlugin>(guest: &G, request: &[u8]) -> Vec<u8> {
         Request::CheckOptions(options) => ok(guest.check_options(&options)),
         Request::State(options) => ok(guest.state(&options)),
         Request::Helpers(options) => ok(guest.helpers(&options)),
-        Request::MemoryModel => ok(guest.memory_model()),
+        Request::MemoryModel { platform, options } => ok(guest.memory_model(&platform, &options)),
         Request::Platforms => ok(guest.platforms()),
-        Request::Load(bytes) => ok(guest.load(&bytes)),
+        Request::Load {
+            image,
+            platform,
+            options,
+        } => ok(guest.load(&image, &platform, &options)),
         Request::Externs { image: i, platform } => ok(guest.externs(&*image(i)?, &platform)),
         Request::Discover { image: i, seeds } => ok(guest.discover(&*image(i)?, &seeds)),
         Request::Lift {
@@ -194,7 +198,7 @@ mod tests {
     use crate::abi::flat;
     use crate::abi::wire::ProgramHead;
     use crate::abi::wire::{encode_with_batch, split_envelope};
-    use crate::{FunctionContext, PassError, PassParams, PluginInfo, ProgramAnalysis};
+    use crate::{FunctionContext, GuestOptions, PassError, PassParams, PluginInfo, ProgramAnalysis};
     use rpt_ir::Program;
 
     /// Moves the entry of functions at odd addresses by the number of state slots, so the answer
@@ -324,5 +328,94 @@ mod tests {
             matches!(&head, Err(Fault::BadRequest(m)) if m.contains("do not decode")),
             "{head:?}"
         );
+    }
+
+    /// A guest that answers with what it was told about the platform and the options.
+    struct EchoSetup;
+
+    impl GuestPlugin for EchoSetup {
+        fn info(&self) -> PluginInfo {
+            PluginInfo {
+                name: "echo".into(),
+                version: "0".into(),
+                hash: String::new(),
+            }
+        }
+        fn check_options(&self, _: &GuestOptions) -> Result<(), crate::GuestError> {
+            Ok(())
+        }
+        fn state(&self, _: &GuestOptions) -> StateDesc {
+            StateDesc::new()
+        }
+        fn helpers(&self, _: &GuestOptions) -> Vec<rpt_ir::HelperDecl> {
+            Vec::new()
+        }
+        fn memory_model(&self, platform: &str, options: &GuestOptions) -> crate::MemoryModel {
+            crate::MemoryModel {
+                address_bits: platform.len() as u32 + options.len() as u32,
+                big_endian: true,
+            }
+        }
+        fn platforms(&self) -> Vec<String> {
+            Vec::new()
+        }
+        fn load(
+            &self,
+            image: &[u8],
+            platform: &str,
+            options: &GuestOptions,
+        ) -> Result<crate::GuestImage, crate::GuestError> {
+            Err(crate::GuestError::BadImage(format!(
+                "{} bytes for {platform}, {options:?}",
+                image.len()
+            )))
+        }
+        fn externs(&self, _: &crate::GuestImage, _: &str) -> Result<BTreeMap<GuestAddr, String>, crate::GuestError> {
+            Ok(BTreeMap::new())
+        }
+        fn discover(&self, _: &crate::GuestImage, _: &crate::Seeds) -> crate::Discovery {
+            crate::Discovery::default()
+        }
+        fn lift(
+            &self,
+            _: &crate::GuestImage,
+            entry: GuestAddr,
+            _: &std::collections::BTreeSet<GuestAddr>,
+            _: &GuestOptions,
+        ) -> crate::LiftResult {
+            crate::LiftResult {
+                function: Function::new(entry),
+                diagnostics: Vec::new(),
+                listing: Vec::new(),
+            }
+        }
+        fn runtime_sources(&self, _: &str, _: &GuestOptions) -> Result<Vec<crate::SourceFile>, crate::GuestError> {
+            Ok(Vec::new())
+        }
+    }
+
+    #[test]
+    fn a_guest_loads_and_describes_memory_for_the_recipes_platform_and_options() {
+        let options = GuestOptions::from([("mapping".to_string(), crate::ParamValue::Str("hirom".into()))]);
+        let load = Request::Load {
+            image: Cow::Borrowed(&[1, 2, 3]),
+            platform: Cow::Borrowed("snes"),
+            options: Cow::Borrowed(&options),
+        };
+        let answer = serve_guest(&EchoSetup, &crate::abi::wire::encode(&load).expect("encodes"));
+        let loaded: Answer<Result<crate::GuestImage, crate::GuestError>> =
+            crate::abi::wire::decode(&answer).expect("the answer decodes");
+        let message = loaded.expect("no fault").expect_err("the echo").to_string();
+        assert!(
+            message.contains("3 bytes for snes") && message.contains("hirom"),
+            "{message}"
+        );
+        let memory = Request::MemoryModel {
+            platform: Cow::Borrowed("snes"),
+            options: Cow::Borrowed(&options),
+        };
+        let answer = serve_guest(&EchoSetup, &crate::abi::wire::encode(&memory).expect("encodes"));
+        let model: Answer<crate::MemoryModel> = crate::abi::wire::decode(&answer).expect("the answer decodes");
+        assert_eq!(model.expect("no fault").address_bits, 5);
     }
 }

@@ -643,17 +643,26 @@ impl GuestPlugin for DynGuest {
             .call_or_unwind("helpers", &Request::Helpers(Cow::Borrowed(options)))
     }
 
-    fn memory_model(&self) -> MemoryModel {
-        self.library.call_or_unwind("memory_model", &Request::MemoryModel)
+    fn memory_model(&self, platform: &str, options: &GuestOptions) -> MemoryModel {
+        let request = Request::MemoryModel {
+            platform: Cow::Borrowed(platform),
+            options: Cow::Borrowed(options),
+        };
+        self.library.call_or_unwind("memory_model", &request)
     }
 
     fn platforms(&self) -> Vec<String> {
         self.library.call_or_unwind("platforms", &Request::Platforms)
     }
 
-    fn load(&self, image: &[u8]) -> Result<GuestImage, GuestError> {
+    fn load(&self, image: &[u8], platform: &str, options: &GuestOptions) -> Result<GuestImage, GuestError> {
+        let request = Request::Load {
+            image: Cow::Borrowed(image),
+            platform: Cow::Borrowed(platform),
+            options: Cow::Borrowed(options),
+        };
         self.library
-            .call::<Result<GuestImage, GuestError>>("load", &Request::Load(Cow::Borrowed(image)))
+            .call::<Result<GuestImage, GuestError>>("load", &request)
             .map_err(|f| self.fault_as_guest_error(f))?
     }
 

@@ -117,11 +117,23 @@ pub enum Request<'a> {
     /// [`GuestPlugin::helpers`](crate::GuestPlugin::helpers).
     Helpers(Cow<'a, GuestOptions>),
     /// [`GuestPlugin::memory_model`](crate::GuestPlugin::memory_model).
-    MemoryModel,
+    MemoryModel {
+        /// The platform.
+        platform: Cow<'a, str>,
+        /// The guest options.
+        options: Cow<'a, GuestOptions>,
+    },
     /// [`GuestPlugin::platforms`](crate::GuestPlugin::platforms).
     Platforms,
     /// [`GuestPlugin::load`](crate::GuestPlugin::load).
-    Load(Cow<'a, [u8]>),
+    Load {
+        /// The image file's bytes.
+        image: Cow<'a, [u8]>,
+        /// The platform.
+        platform: Cow<'a, str>,
+        /// The guest options.
+        options: Cow<'a, GuestOptions>,
+    },
     /// [`GuestPlugin::externs`](crate::GuestPlugin::externs).
     Externs {
         /// The image.

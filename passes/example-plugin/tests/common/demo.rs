@@ -24,7 +24,9 @@ pub fn lifted() -> Result<Demo, String> {
     let image_bytes = std::fs::read(root.join("tests/guests/x86/demo.exe")).map_err(|e| e.to_string())?;
     let guest = rpt_guest_x86_pe::X86Pe;
     let options = BTreeMap::new();
-    let image = guest.load(&image_bytes).map_err(|e| e.to_string())?;
+    let image = guest
+        .load(&image_bytes, "win32-console", &options)
+        .map_err(|e| e.to_string())?;
     // The demo's functions reached only through a table, as recipes/demo-x86.ron names them.
     let seeds = Seeds {
         function_hints: [
