@@ -63,8 +63,17 @@ fn check_sample(name: &str) {
     } else {
         qemu(&elf)
     };
-    let convert = rpt(&["elf2dol", elf.to_str().expect("utf-8"), dol.to_str().expect("utf-8")]);
-    assert!(convert.status.success(), "rpt elf2dol failed:\n{}", stderr_of(&convert));
+    let convert = rpt(&[
+        "convert-image",
+        "ppc-dol",
+        elf.to_str().expect("utf-8"),
+        dol.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        convert.status.success(),
+        "rpt convert-image failed:\n{}",
+        stderr_of(&convert)
+    );
     let recipe = dir.path().join(format!("{name}.ron"));
     std::fs::write(
         &recipe,
@@ -144,8 +153,17 @@ fn mem1_and_its_uncached_mirror_are_one_memory() {
         .status()
         .expect("powerpc-linux-gnu-gcc runs");
     assert!(status.success(), "building mem1_mirror.S failed");
-    let convert = rpt(&["elf2dol", elf.to_str().expect("utf-8"), dol.to_str().expect("utf-8")]);
-    assert!(convert.status.success(), "rpt elf2dol failed:\n{}", stderr_of(&convert));
+    let convert = rpt(&[
+        "convert-image",
+        "ppc-dol",
+        elf.to_str().expect("utf-8"),
+        dol.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        convert.status.success(),
+        "rpt convert-image failed:\n{}",
+        stderr_of(&convert)
+    );
     let recipe = dir.path().join("mirror.ron");
     std::fs::write(
         &recipe,

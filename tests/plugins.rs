@@ -326,8 +326,8 @@ fn a_plugin_built_against_another_api_version_is_refused_by_name() {
         &[
             "plugins[0]",
             "plugin `future-api`",
-            "rpt plugin API 2",
-            "this rpt speaks API 1",
+            &format!("rpt plugin API {}", rpt_api::abi::API_VERSION + 1),
+            &format!("this rpt speaks API {}", rpt_api::abi::API_VERSION),
         ],
     );
 }

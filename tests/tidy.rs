@@ -68,6 +68,8 @@ fn allowed(name: &str) -> Option<&'static [&'static str]> {
         "rpt-bench" => &["rpt-recipe"],
         // The runtime crate only embeds C; it names its files with the api's SourceFile.
         "rpt-runtime" => &["rpt-api"],
+        // What tests share (golden files, lifting any guest, the oracle kit); only dev-dependencies use it.
+        "rpt-testkit" => &["rpt-ir", "rpt-api"],
         "rpt-cli" | "rpt-tests" => return None,
         // A test fixture may re-export the example pass under another ABI identity (the
         // foreign-layout fixture); it is test code, like rpt-tests.

@@ -231,6 +231,11 @@ pub trait GuestPlugin: Send + Sync {
     /// The platforms this guest offers (`win32-console`, `linux-syscalls`, ...).
     fn platforms(&self) -> Vec<String>;
 
+    /// Converts a file of another format into an image [`GuestPlugin::load`] takes (a PowerPC ELF
+    /// linked at GameCube addresses into a DOL, for programs built with a cross compiler). A guest
+    /// with nothing to convert answers with an error saying so.
+    fn convert_image(&self, file: &[u8]) -> Result<Vec<u8>, GuestError>;
+
     /// Parses an image file for `platform` under these options (which may say how to map it).
     fn load(&self, image: &[u8], platform: &str, options: &GuestOptions) -> Result<GuestImage, GuestError>;
 

@@ -28,6 +28,19 @@ pub use pass::{
     refuse_params,
 };
 
+/// A plugin as rpt registers it. Every plugin crate offers `pub fn plugin() -> rpt_api::Plugin`;
+/// the CLI's build script registers each plugin crate the CLI depends on, so making a plugin
+/// built in is one line in `framework/cli/Cargo.toml`.
+#[derive(Clone)]
+pub enum Plugin {
+    /// A guest.
+    Guest(std::sync::Arc<dyn GuestPlugin>),
+    /// A host.
+    Host(std::sync::Arc<dyn HostPlugin>),
+    /// A pass.
+    Pass(std::sync::Arc<dyn PassPlugin>),
+}
+
 /// What identifies a plugin build: its name, version and the hash of the sources it was built from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct PluginInfo {

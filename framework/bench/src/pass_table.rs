@@ -149,10 +149,7 @@ fn measure_row(
         ));
         measure::strip_debug(&built.stats.binary, &stripped)?;
         let run = Invocation::new(std::iter::once(stripped.clone()).chain(sample.args.iter().map(PathBuf::from)));
-        let output = normalise(
-            &built.stats.guest,
-            &measure::run_expecting(&run, &input, sample.exit_status)?,
-        );
+        let output = normalise(&measure::run_expecting(&run, &input, sample.exit_status)?);
         match &reference {
             None => reference = Some((config.name.clone(), output)),
             Some((name, expected)) if *expected != output => {

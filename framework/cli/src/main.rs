@@ -83,12 +83,15 @@ enum Command {
         #[command(flatten)]
         args: RecompileArgs,
     },
-    /// Convert a PowerPC ELF executable linked at GameCube addresses into a DOL (for test guests).
-    Elf2dol {
-        /// The ELF file.
-        elf: PathBuf,
-        /// The DOL to write.
-        dol: PathBuf,
+    /// Convert a file into the image format a guest loads, as the guest knows how (the PowerPC
+    /// guest turns an ELF linked at GameCube addresses into a DOL).
+    ConvertImage {
+        /// The guest whose image format to write (`rpt convert-image ppc-dol prog.elf prog.dol`).
+        guest: String,
+        /// The file to convert.
+        input: PathBuf,
+        /// The image to write.
+        output: PathBuf,
     },
     /// Recompile if needed, then run the result with the given arguments.
     Run {
@@ -141,7 +144,9 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Recompile { args } => recompile::recompile(&args).map(|_| ExitCode::SUCCESS),
         Command::Run { args, guest_args } => recompile::run(&args, &guest_args),
-        Command::Elf2dol { elf, dol } => elf2dol(&elf, &dol).map(|_| ExitCode::SUCCESS),
+        Command::ConvertImage { guest, input, output } => {
+            convert_image(&guest, &input, &output).map(|_| ExitCode::SUCCESS)
+        }
         Command::Hosts => {
             print!("{}", hosts::listing());
             Ok(ExitCode::SUCCESS)
@@ -155,11 +160,17 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `rpt elf2dol`: reads an ELF, converts it, writes the DOL.
-fn elf2dol(elf: &std::path::Path, dol: &std::path::Path) -> anyhow::Result<()> {
+/// `rpt convert-image`: reads a file, lets the guest convert it, writes the image.
+fn convert_image(guest: &str, input: &std::path::Path, output: &std::path::Path) -> anyhow::Result<()> {
     use anyhow::Context;
-    let bytes = std::fs::read(elf).with_context(|| format!("reading {}", elf.display()))?;
-    let out = rpt_guest_ppc_dol::elf2dol::convert(&bytes).with_context(|| format!("converting {}", elf.display()))?;
-    std::fs::write(dol, out).with_context(|| format!("writing {}", dol.display()))?;
+    let registry = builtin::registry();
+    let plugin = registry
+        .guest(guest)
+        .ok_or_else(|| anyhow::anyhow!("unknown guest `{guest}` (known: {})", registry.guest_names().join(", ")))?;
+    let bytes = std::fs::read(input).with_context(|| format!("reading {}", input.display()))?;
+    let image = plugin
+        .convert_image(&bytes)
+        .with_context(|| format!("converting {} for the {guest} guest", input.display()))?;
+    std::fs::write(output, image).with_context(|| format!("writing {}", output.display()))?;
     Ok(())
 }

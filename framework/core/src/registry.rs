@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rpt_api::{GuestPlugin, HostPlugin, PassPlugin, PluginInfo};
+use rpt_api::{GuestPlugin, HostPlugin, PassPlugin, Plugin, PluginInfo};
 
 /// Every plugin rpt can use in this process, by name.
 #[derive(Clone, Default)]
@@ -21,6 +21,15 @@ impl Registry {
     /// An empty registry.
     pub fn new() -> Registry {
         Registry::default()
+    }
+
+    /// Adds a plugin under its own name, replacing any earlier one of that kind and name.
+    pub fn add(&mut self, plugin: Plugin) {
+        match plugin {
+            Plugin::Guest(guest) => self.add_guest(guest),
+            Plugin::Host(host) => self.add_host(host),
+            Plugin::Pass(pass) => self.add_pass(pass),
+        }
     }
 
     /// Adds a guest under its own name, replacing any earlier one of that name.

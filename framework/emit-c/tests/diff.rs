@@ -19,10 +19,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use common::Rng;
 use rpt_api::{GuestImage, Runner, Segment, SegmentFlags, SourceFile};
 use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcome, Val};
 use rpt_ir::{AddrSpace, ExitReason, GuestAddr, Program, SlotId, SlotLayout, Type};
+use rpt_testkit::Rng;
 
 /// The RAM window test programs read and write, filled with random bytes by the image.
 const RAM_BASE: u64 = 0x10000;
@@ -554,11 +554,11 @@ fn check_program(path: &Path, toolchain: &rpt_build::Toolchain, memarg: bool) ->
         .expect("a program with a function");
     let elems = elements(&program);
 
-    let mut rng = Rng::new(&name, 0);
+    let mut rng = Rng::for_case(&name, 0);
     let image_bytes: Vec<u8> = (0..RAM_SIZE).map(|_| rng.next() as u8).collect();
     let runs: Vec<Vec<u64>> = (0..d.runs)
         .map(|r| {
-            let mut rng = Rng::new(&name, r as u64 + 1);
+            let mut rng = Rng::for_case(&name, r as u64 + 1);
             elems.iter().map(|e| random_bits(&mut rng, e.ty)).collect()
         })
         .collect();

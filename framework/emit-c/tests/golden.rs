@@ -1,14 +1,14 @@
-//! Golden tests of emitted C: each `tests/golden/NAME.rir` is emitted (CPU header, one shard
-//! with all its functions, function table) and compared with `tests/golden/NAME.c`, and once more
-//! with MEMARG, compared with `tests/golden/NAME.memarg.c`.
-//! `RPT_BLESS=1` rewrites the expected files; a mismatch prints a diff and that hint.
+//! Golden tests of emitted C (`tests/golden/*.rir`, `test emit-c`): each program is emitted (CPU
+//! header, one shard with all its functions, function table) into the `default` section, and once
+//! more with MEMARG into the `memarg` section. `RPT_BLESS=1 cargo test -p rpt-emit-c --test golden`
+//! rewrites them.
 
 mod common;
 
 use std::collections::BTreeSet;
-use std::fs;
 
 use rpt_ir::GuestAddr;
+use rpt_testkit::filetest;
 
 fn render(program: &rpt_ir::Program, listing_name: &str, memarg: bool) -> String {
     let emitted = common::emit_all_with(program, listing_name, memarg);
@@ -31,44 +31,12 @@ fn render(program: &rpt_ir::Program, listing_name: &str, memarg: bool) -> String
 
 #[test]
 fn emitted_c_matches_the_golden_files() {
-    let bless = std::env::var_os("RPT_BLESS").is_some_and(|v| v == "1");
-    let files = common::rir_files("golden");
-    assert!(!files.is_empty(), "no golden programs in tests/golden");
-    let mut failures = Vec::new();
-    for path in &files {
-        let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        assert!(
-            text.starts_with("; test emit-c\n"),
-            "{} must start with `; test emit-c`",
-            path.display()
-        );
-        let program = common::load_program(path);
-        let name = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        // Each program twice: as emitted by default, and with MEMARG (NAME.memarg.c).
-        for (memarg, extension) in [(false, "c"), (true, "memarg.c")] {
-            let actual = render(&program, &format!("{name}.lst"), memarg);
-            let expected_path = path.with_extension(extension);
-            if bless {
-                fs::write(&expected_path, &actual)
-                    .unwrap_or_else(|e| panic!("cannot write {}: {e}", expected_path.display()));
-                continue;
-            }
-            let expected = fs::read_to_string(&expected_path).unwrap_or_default();
-            if expected != actual {
-                failures.push(format!(
-                    "{} differs from the emitted C (- expected, + actual):\n{}",
-                    expected_path.display(),
-                    common::diff(&expected, &actual)
-                ));
-            }
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{}\nIf the new output is right, run with RPT_BLESS=1 to update the expected files.",
-        failures.join("\n")
-    );
+    filetest::run(common::data_dir("golden"), "emit-c", |case| {
+        let program = common::parse_program(&case.path, &case.input);
+        let listing = format!("{}.lst", case.name);
+        Ok(vec![
+            ("default".to_string(), render(&program, &listing, false)),
+            ("memarg".to_string(), render(&program, &listing, true)),
+        ])
+    });
 }

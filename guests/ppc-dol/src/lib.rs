@@ -42,6 +42,11 @@ pub use lift::system::{SC_HELPER, TIMEBASE_HELPER};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PpcDol;
 
+/// This guest as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Guest(std::sync::Arc::new(PpcDol))
+}
+
 #[cfg(feature = "export-plugin")]
 rpt_api::export_guest!(PpcDol, PpcDol);
 
@@ -100,6 +105,11 @@ impl GuestPlugin for PpcDol {
 
     fn platforms(&self) -> Vec<String> {
         platform::PLATFORMS.iter().map(|p| p.name.to_string()).collect()
+    }
+
+    /// A PowerPC ELF executable linked at GameCube addresses becomes a DOL ([`elf2dol`]).
+    fn convert_image(&self, file: &[u8]) -> Result<Vec<u8>, GuestError> {
+        elf2dol::convert(file)
     }
 
     fn load(&self, image: &[u8], _platform: &str, _options: &GuestOptions) -> Result<GuestImage, GuestError> {

@@ -34,6 +34,11 @@ use rpt_ir::{GuestAddr, HelperDecl, StateDesc};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct X86Pe;
 
+/// This guest as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Guest(std::sync::Arc::new(X86Pe))
+}
+
 /// The name recipes use for this guest.
 pub const NAME: &str = "x86-pe";
 
@@ -85,6 +90,13 @@ impl GuestPlugin for X86Pe {
 
     fn platforms(&self) -> Vec<String> {
         platform::PLATFORMS.iter().map(|p| p.name.to_string()).collect()
+    }
+
+    /// A PE is loaded as it is; there is nothing to convert.
+    fn convert_image(&self, _file: &[u8]) -> Result<Vec<u8>, GuestError> {
+        Err(GuestError::BadImage(
+            "the x86-pe guest loads PE files as they are and converts no other format".to_string(),
+        ))
     }
 
     fn load(&self, image: &[u8], _platform: &str, _options: &GuestOptions) -> Result<GuestImage, GuestError> {

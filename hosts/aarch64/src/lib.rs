@@ -21,6 +21,11 @@ pub use toolchain::{CC, CFLAGS, LDFLAGS, TRIPLE};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Aarch64Host;
 
+/// This host as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Host(std::sync::Arc::new(Aarch64Host))
+}
+
 impl HostPlugin for Aarch64Host {
     fn info(&self) -> PluginInfo {
         PluginInfo {

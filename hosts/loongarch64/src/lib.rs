@@ -24,6 +24,11 @@ pub use toolchain::{CC, CFLAGS, LDFLAGS, TRIPLE};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Loongarch64Host;
 
+/// This host as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Host(std::sync::Arc::new(Loongarch64Host))
+}
+
 impl HostPlugin for Loongarch64Host {
     fn info(&self) -> PluginInfo {
         PluginInfo {

@@ -19,6 +19,11 @@ pub use toolchain::{CC, CFLAGS, LDFLAGS, TRIPLE};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct X86_64Host;
 
+/// This host as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Host(std::sync::Arc::new(X86_64Host))
+}
+
 impl HostPlugin for X86_64Host {
     fn info(&self) -> PluginInfo {
         PluginInfo {

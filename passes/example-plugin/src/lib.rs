@@ -19,6 +19,11 @@ use rpt_ir::{BinaryOp, ConvOp, Function, InstKind, IntCC, SlotId, SlotLayout, St
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FoldConstants;
 
+/// This pass as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Pass(std::sync::Arc::new(FoldConstants))
+}
+
 /// The name recipes use.
 pub const NAME: &str = "fold-constants";
 

@@ -27,7 +27,7 @@ use rpt_ir::{Function, GuestAddr, HelperDecl, Program, StateDesc};
 
 pub use flags::{FlagSet, FlagUniverse, UniverseError};
 pub use liveness::Context;
-pub use plugin::FlagAbiPass;
+pub use plugin::{FlagAbiPass, plugin};
 pub use rewrite::{FunctionFacts, Removed};
 pub use solve::{FlagAbi, ProgramView};
 

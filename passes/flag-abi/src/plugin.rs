@@ -9,6 +9,11 @@ use crate::{Audit, FunctionFacts, NAME, analyze, apply, facts_for};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FlagAbiPass;
 
+/// This pass as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Pass(std::sync::Arc::new(FlagAbiPass))
+}
+
 impl PassPlugin for FlagAbiPass {
     fn info(&self) -> PluginInfo {
         PluginInfo {

@@ -1,6 +1,6 @@
-//! Golden tests: each `tests/golden/*.rir` holds an input program and, after a `---` line, the audit
-//! (as `;` comment lines) and the program after the pass. `RPT_BLESS=1 cargo test -p
-//! rpt-pass-flag-abi --test golden` rewrites the expectations.
+//! Golden tests (`tests/golden/*.rir`, `test pass flag-abi`): an input program and, after the `---`
+//! line, the audit (as `;` comment lines) and the program after the pass. `RPT_BLESS=1 cargo test
+//! -p rpt-pass-flag-abi --test golden` rewrites the expectations.
 //!
 //! Every case is also run through the reference interpreter, before and after the pass, from every
 //! function with random registers: the guest-visible result must not change. Flags themselves are
@@ -13,10 +13,7 @@ use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcom
 use rpt_ir::parse::parse_program;
 use rpt_ir::print::write_program;
 use rpt_ir::{AddrSpace, ExitReason, GuestAddr, Program, SlotLayout, SlotRole, StateDesc};
-
-fn split(text: &str) -> (&str, &str) {
-    text.split_once("\n---\n").unwrap_or((text, ""))
-}
+use rpt_testkit::{Rng, filetest};
 
 fn render(program: &mut Program) -> String {
     let audit = rpt_pass_flag_abi::run_on_program(program).expect("the golden programs have few flags");
@@ -33,50 +30,24 @@ fn render(program: &mut Program) -> String {
 #[test]
 fn golden_programs() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let bless = std::env::var_os("RPT_BLESS").is_some();
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("tests/golden")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "rir"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 5, "golden files are missing from {}", dir.display());
-    let mut failures = Vec::new();
-    for path in &files {
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).expect("read golden file");
-        let (input, expected) = split(&text);
-        assert!(
-            input.starts_with("; test flag-abi\n"),
-            "{name}: the first line must be `; test flag-abi`"
-        );
-        let original = parse_program(input).unwrap_or_else(|e| panic!("{name}: input does not parse: {e}"));
-        rpt_ir::verify::verify_program(&original).unwrap_or_else(|e| panic!("{name}: input does not verify: {e}"));
+    filetest::run(dir, "pass flag-abi", |case| {
+        let name = &case.name;
+        let original = parse_program(&case.input).map_err(|e| format!("the input does not parse: {e}"))?;
+        rpt_ir::verify::verify_program(&original).map_err(|e| format!("the input does not verify: {e}"))?;
         let mut transformed = original.clone();
         let actual = render(&mut transformed);
-        rpt_ir::verify::verify_program(&transformed)
-            .unwrap_or_else(|e| panic!("{name}: the pass's output does not verify: {e}"));
+        rpt_ir::verify::verify_program(&transformed).map_err(|e| format!("the pass's output does not verify: {e}"))?;
         // The expected text is real IR: it reads back and prints the same (values the pass removed
         // leave gaps in the numbering, so the texts are compared, not the value tables).
-        let reparsed = parse_program(&actual).unwrap_or_else(|e| panic!("{name}: output does not parse: {e}"));
+        let reparsed = parse_program(&actual).map_err(|e| format!("the output does not parse: {e}"))?;
         let mut reprinted = String::new();
         write_program(&mut reprinted, &reparsed).expect("writing to a String");
-        assert!(
-            actual.ends_with(&reprinted),
-            "{name}: print/parse round trip of the output"
-        );
-        check_equivalent(&name, &original, &transformed);
-        if bless {
-            std::fs::write(path, format!("{input}\n---\n{actual}")).expect("write golden file");
-        } else if actual != expected {
-            failures.push(format!("{name}:\n--- expected\n{expected}\n--- actual\n{actual}"));
+        if !actual.ends_with(&reprinted) {
+            return Err("print/parse round trip of the output".to_string());
         }
-    }
-    assert!(
-        failures.is_empty(),
-        "{}\n(RPT_BLESS=1 rewrites the expectations)",
-        failures.join("\n")
-    );
+        check_equivalent(name, &original, &transformed);
+        Ok(filetest::single(actual))
+    });
 }
 
 /// Records the whole state at every extern and state-reading helper call.
@@ -101,18 +72,6 @@ impl Environment for Recorder {
             self.log.push((name.to_string(), machine.state.clone()));
         }
         Ok(Some(Some(Val::Int((arg.wrapping_mul(3) + 1) & 0xffff_ffff))))
-    }
-}
-
-/// xorshift64*: fixed seed, so every run checks the same states.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 }
 

@@ -28,6 +28,11 @@ pub const NAME: &str = "memarg";
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MemargPass;
 
+/// This pass as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Pass(std::sync::Arc::new(MemargPass))
+}
+
 impl PassPlugin for MemargPass {
     fn info(&self) -> PluginInfo {
         PluginInfo {

@@ -36,6 +36,11 @@ pub const NAME: &str = "x87-regions";
 #[derive(Clone, Copy, Debug, Default)]
 pub struct X87RegionsPass;
 
+/// This pass as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Pass(std::sync::Arc::new(X87RegionsPass))
+}
+
 impl PassPlugin for X87RegionsPass {
     fn info(&self) -> PluginInfo {
         PluginInfo {

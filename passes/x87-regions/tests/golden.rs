@@ -1,7 +1,8 @@
-//! Golden tests: each case is a few x87 instructions (machine code, with its assembly beside it),
-//! lifted by the x86 guest; `tests/golden/NAME.rir` holds the lifted function (the pass's input)
-//! and, after a `---` line, the function after the pass. `RPT_BLESS=1 cargo test -p
-//! rpt-pass-x87-regions --test golden` rewrites them.
+//! Golden tests (`tests/golden/*.rir`, `test pass x87-regions`): each case is a few x87
+//! instructions (a `bytes` line of machine code, with its assembly in a comment), lifted by the x86
+//! guest; the `lifted` section holds the lifted function (the pass's input) and the
+//! `x87-regions` section the number of regions and the function after the pass. `RPT_BLESS=1
+//! cargo test -p rpt-pass-x87-regions --test golden` rewrites them.
 //!
 //! Every case also runs in the reference interpreter before and after the pass, with the guest's
 //! own x87 helpers, from random states: random GPRs, stack memory, control and status words, TOP,
@@ -11,78 +12,21 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use rpt_api::{GuestImage, GuestPlugin, Segment, SegmentFlags};
+use rpt_api::{GuestImage, GuestPlugin};
 use rpt_guest_x86_pe::X86Pe;
 use rpt_guest_x86_pe::state::{ESP, FPU_CW, FPU_SW, FPU_TAGS, FPU_TOP, GPRS, ST_E, ST_M};
 use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcome, Val};
 use rpt_ir::print::function_to_string;
 use rpt_ir::{AddrSpace, Function, GuestAddr, HelperDecl, Program, StateDesc};
+use rpt_testkit::{Rng, filetest, guest};
 
 const CODE: u64 = 0x0040_1000;
 /// Where esp points in the interpreted runs; the stack window around it is random.
 const STACK: u64 = 0x0080_0000;
 const WINDOW: u64 = 64;
 
-/// name, machine code, what it is.
-const CASES: &[(&str, &str, &str)] = &[
-    (
-        "mandel_step",
-        "dd442404 d8c8 dd44240c d8c8 dec1 dd5c2414 c3",
-        "fld qword [esp+4]; fmul st0,st0; fld qword [esp+12]; fmul st0,st0; faddp st1,st0; \
-         fstp qword [esp+20]; ret: pushes into registers the guard needs empty",
-    ),
-    (
-        "compare_fcomip",
-        "dd442404 d9e8 dff1 ddd8 0f97c0 c3",
-        "fld qword [esp+4]; fld1; fcomip st0,st1; fstp st0; seta al; ret: EFLAGS from the value form",
-    ),
-    (
-        "entry_registers",
-        "d9c9 ddd2 d9e0 d9fa c3",
-        "fxch st1; fst st2; fchs; fsqrt; ret: registers the region reads before writing, loaded once",
-    ),
-    (
-        "split_by_fnstsw",
-        "d9e8 d9ee ded9 dfe0 9e d9e8 d9e8 dec1 dd5c2404 c3",
-        "fld1; fldz; fcompp; fnstsw ax; sahf; fld1; fld1; faddp; fstp qword [esp+4]; ret: two regions",
-    ),
-    (
-        "integers",
-        "db442404 da4c2408 db5c240c c3",
-        "fild dword [esp+4]; fimul dword [esp+8]; fistp dword [esp+12]; ret",
-    ),
-    (
-        "lone_instruction",
-        "dd442404 8b442408 c3",
-        "fld qword [esp+4]; mov eax,[esp+8]; ret: one x87 instruction is left alone",
-    ),
-];
-
-fn bytes(hex: &str) -> Vec<u8> {
-    let digits: String = hex.chars().filter(|c| !c.is_whitespace()).collect();
-    (0..digits.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).expect("hex machine code"))
-        .collect()
-}
-
 fn image(code: &[u8]) -> GuestImage {
-    GuestImage {
-        segments: vec![Segment {
-            name: ".text".to_string(),
-            addr: GuestAddr(CODE),
-            bytes: code.to_vec(),
-            mem_size: code.len() as u64,
-            flags: SegmentFlags {
-                read: true,
-                write: false,
-                execute: true,
-            },
-        }],
-        entry: GuestAddr(CODE),
-        exports: BTreeMap::new(),
-        imports: Vec::new(),
-    }
+    guest::code_image(".text", CODE, code)
 }
 
 fn context() -> (StateDesc, BTreeMap<String, HelperDecl>) {
@@ -113,48 +57,23 @@ fn program(func: &Function) -> Program {
 #[test]
 fn golden_functions() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let bless = std::env::var_os("RPT_BLESS").is_some();
     let (state, helpers) = context();
-    let mut failures = Vec::new();
-    for (name, code, what) in CASES {
-        let original = lift(&bytes(code));
+    filetest::run(dir, "pass x87-regions", |case| {
+        let original = lift(&guest::hex_bytes(case.field("bytes").ok_or("no `bytes` line")?)?);
         let mut transformed = original.clone();
         let regions = rpt_pass_x87_regions::run_on_function(&mut transformed, &state, &helpers)
-            .expect("the x86 guest has the x87 unit");
-        if let Err(e) = rpt_ir::verify::verify_program(&program(&transformed)) {
-            panic!("{name}: the pass's output does not verify: {e}");
-        }
-        let text = format!(
-            "; {what}\n; {regions} region(s)\n{}\n---\n{}",
-            function_to_string(&original, &state),
-            function_to_string(&transformed, &state)
-        );
-        let path = dir.join(format!("{name}.rir"));
-        if bless {
-            std::fs::create_dir_all(&dir).expect("mkdir tests/golden");
-            std::fs::write(&path, &text).expect("write golden file");
-        } else {
-            match std::fs::read_to_string(&path) {
-                Ok(expected) if expected == text => {}
-                Ok(expected) => failures.push(format!("{name}:\n--- expected\n{expected}\n--- actual\n{text}")),
-                Err(e) => failures.push(format!("{}: {e}", path.display())),
-            }
-        }
-        check_equivalent(name, &original, &transformed);
-    }
-    assert!(
-        failures.is_empty(),
-        "{}\n(RPT_BLESS=1 rewrites the expectations)",
-        failures.join("\n")
-    );
-    let counts: Vec<usize> = CASES
-        .iter()
-        .map(|(_, code, _)| {
-            let mut f = lift(&bytes(code));
-            rpt_pass_x87_regions::run_on_function(&mut f, &state, &helpers).unwrap_or(0)
-        })
-        .collect();
-    assert_eq!(counts, [1, 1, 1, 2, 1, 0], "regions per case");
+            .ok_or("the pass finds no x87 unit in the x86 guest")?;
+        rpt_ir::verify::verify_program(&program(&transformed))
+            .map_err(|e| format!("the pass's output does not verify: {e}"))?;
+        check_equivalent(&case.name, &original, &transformed);
+        Ok(vec![
+            ("lifted".to_string(), function_to_string(&original, &state)),
+            (
+                "x87-regions".to_string(),
+                format!("; {regions} region(s)\n{}", function_to_string(&transformed, &state)),
+            ),
+        ])
+    });
 }
 
 /// The guest's x87 helpers, nothing else.
@@ -172,18 +91,6 @@ impl Environment for X87Only {
         machine: &mut MachineState,
     ) -> Result<Option<Option<Val>>, InterpError> {
         rpt_guest_x86_pe::x87::call_helper(name, args, machine)
-    }
-}
-
-/// xorshift64*: fixed seed, so every run checks the same states.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 }
 

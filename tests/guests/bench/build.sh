@@ -66,7 +66,7 @@ build_guests() {
     for p in $PROGRAMS; do
         build pe "$p" "$1/$p.exe"
         build ppc-elf "$p" "$1/$p.elf"
-        rpt elf2dol "$1/$p.elf" "$1/$p.dol"
+        rpt convert-image ppc-dol "$1/$p.elf" "$1/$p.dol"
     done
 }
 

@@ -2,7 +2,7 @@
 # Builds the PowerPC test guests: each program is a freestanding static ELF linked at 0x80003100
 # (gc.ld) with its own _start and Linux system calls (rt.c), which runs under
 # `qemu-ppc -cpu 750cl` as it is (the oracle), and the DOL rpt recompiles, converted from that
-# same ELF by `rpt elf2dol`. One binary for both sides.
+# same ELF by `rpt convert-image ppc-dol`. One binary for both sides.
 #
 #   ./build.sh                 builds every NAME.elf and NAME.dol next to this script (committed)
 #   ./build.sh elf NAME OUT    builds NAME.elf at OUT
@@ -33,7 +33,7 @@ build_elf() {
 build_all() {
     for p in $PROGRAMS; do
         build_elf "$p" "$1/$p.elf"
-        rpt elf2dol "$1/$p.elf" "$1/$p.dol"
+        rpt convert-image ppc-dol "$1/$p.elf" "$1/$p.dol"
     done
 }
 

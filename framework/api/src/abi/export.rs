@@ -156,6 +156,7 @@ pub fn serve_guest<G: GuestPlugin>(guest: &G, request: &[u8]) -> Vec<u8> {
         Request::Helpers(options) => ok(guest.helpers(&options)),
         Request::MemoryModel { platform, options } => ok(guest.memory_model(&platform, &options)),
         Request::Platforms => ok(guest.platforms()),
+        Request::ConvertImage(file) => ok(guest.convert_image(&file)),
         Request::Load {
             image,
             platform,
@@ -359,6 +360,9 @@ mod tests {
         fn platforms(&self) -> Vec<String> {
             Vec::new()
         }
+        fn convert_image(&self, file: &[u8]) -> Result<Vec<u8>, crate::GuestError> {
+            Ok(file.iter().rev().copied().collect())
+        }
         fn load(
             &self,
             image: &[u8],
@@ -395,7 +399,7 @@ mod tests {
     }
 
     #[test]
-    fn a_guest_loads_and_describes_memory_for_the_recipes_platform_and_options() {
+    fn a_guest_converts_loads_and_describes_memory_for_the_recipes_platform_and_options() {
         let options = GuestOptions::from([("mapping".to_string(), crate::ParamValue::Str("hirom".into()))]);
         let load = Request::Load {
             image: Cow::Borrowed(&[1, 2, 3]),
@@ -417,5 +421,10 @@ mod tests {
         let answer = serve_guest(&EchoSetup, &crate::abi::wire::encode(&memory).expect("encodes"));
         let model: Answer<crate::MemoryModel> = crate::abi::wire::decode(&answer).expect("the answer decodes");
         assert_eq!(model.expect("no fault").address_bits, 5);
+        let convert = Request::ConvertImage(Cow::Borrowed(&[1, 2, 3]));
+        let answer = serve_guest(&EchoSetup, &crate::abi::wire::encode(&convert).expect("encodes"));
+        let converted: Answer<Result<Vec<u8>, crate::GuestError>> =
+            crate::abi::wire::decode(&answer).expect("the answer decodes");
+        assert_eq!(converted, Ok(Ok(vec![3, 2, 1])));
     }
 }

@@ -655,6 +655,12 @@ impl GuestPlugin for DynGuest {
         self.library.call_or_unwind("platforms", &Request::Platforms)
     }
 
+    fn convert_image(&self, file: &[u8]) -> Result<Vec<u8>, GuestError> {
+        self.library
+            .call::<Result<Vec<u8>, GuestError>>("convert_image", &Request::ConvertImage(Cow::Borrowed(file)))
+            .map_err(|f| self.fault_as_guest_error(f))?
+    }
+
     fn load(&self, image: &[u8], platform: &str, options: &GuestOptions) -> Result<GuestImage, GuestError> {
         let request = Request::Load {
             image: Cow::Borrowed(image),

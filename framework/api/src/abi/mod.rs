@@ -45,7 +45,8 @@ pub use shared::{layout_key, refuse_shared, serve_guest_shared, serve_pass_share
 /// The version of the plugin interface: the traits, the data they exchange and this module.
 /// A library built against another version is refused at load.
 ///
-/// Version 2: `GuestPlugin::load` and `memory_model` take the platform and the guest options.
+/// Version 2: `GuestPlugin::load` and `memory_model` take the platform and the guest options;
+/// `GuestPlugin::convert_image`.
 pub const API_VERSION: u32 = 2;
 
 /// The version of the byte format requests and answers use. It changes whenever a type that
@@ -55,7 +56,8 @@ pub const API_VERSION: u32 = 2;
 /// Version 2: the functions of a pass request and its answer travel in the [`flat`] form after
 /// the postcard envelope, and an answer marks the functions the pass left unchanged.
 /// Version 3: the root module has `layout_key` and `call_shared`, the shared-layout transport.
-/// Version 4: `Load` and `MemoryModel` requests carry the platform and the guest options.
+/// Version 4: `Load` and `MemoryModel` requests carry the platform and the guest options; the
+/// `ConvertImage` request.
 pub const WIRE_VERSION: u32 = 4;
 
 /// The symbol abi_stable looks up in a plugin library. The export macros must spell it out,

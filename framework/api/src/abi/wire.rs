@@ -125,6 +125,8 @@ pub enum Request<'a> {
     },
     /// [`GuestPlugin::platforms`](crate::GuestPlugin::platforms).
     Platforms,
+    /// [`GuestPlugin::convert_image`](crate::GuestPlugin::convert_image).
+    ConvertImage(Cow<'a, [u8]>),
     /// [`GuestPlugin::load`](crate::GuestPlugin::load).
     Load {
         /// The image file's bytes.

@@ -33,10 +33,17 @@ pub fn rir_files(sub: &str) -> Vec<PathBuf> {
     files
 }
 
-/// Parses and verifies a program, panicking with the file name on any error.
+/// Parses and verifies a program file (a golden file's input, or a whole `tests/diff` file),
+/// panicking with the file name on any error.
 pub fn load_program(path: &Path) -> Program {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    let program = rpt_ir::parse::parse_program(&text).unwrap_or_else(|e| panic!("{}:{e}", path.display()));
+    let input = rpt_testkit::filetest::input_of(&text).unwrap_or(text);
+    parse_program(path, &input)
+}
+
+/// Parses and verifies the program text read from `path`, panicking with the file name on any error.
+pub fn parse_program(path: &Path, text: &str) -> Program {
+    let program = rpt_ir::parse::parse_program(text).unwrap_or_else(|e| panic!("{}:{e}", path.display()));
     if let Err(e) = rpt_ir::verify::verify_program(&program) {
         panic!("{} does not verify:\n{e}", path.display());
     }
@@ -175,66 +182,4 @@ pub fn build(root: &Path, src: &Path, jobs: &[CompileJob], toolchain: &Toolchain
     let binary = root.join("bin").join("test");
     rpt_build::link(toolchain, &report.objects, &binary).unwrap_or_else(|e| panic!("{e}"));
     binary
-}
-
-/// A small deterministic PRNG (splitmix64), so tests need no dependency and every run
-/// draws the same values.
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator seeded from a name and a number.
-    pub fn new(name: &str, n: u64) -> Rng {
-        let mut seed = 0x243f_6a88_85a3_08d3u64 ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        for b in name.bytes() {
-            seed = (seed ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number below `n` (n > 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// A line-based diff of two texts, for golden-file failures.
-pub fn diff(expected: &str, actual: &str) -> String {
-    let a: Vec<&str> = expected.lines().collect();
-    let b: Vec<&str> = actual.lines().collect();
-    // Longest common subsequence table, then a walk that prints - and + lines.
-    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    let (mut i, mut j) = (0, 0);
-    let mut out = String::new();
-    while i < a.len() || j < b.len() {
-        if i < a.len() && j < b.len() && a[i] == b[j] {
-            out.push_str(&format!("  {}\n", a[i]));
-            i += 1;
-            j += 1;
-        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            out.push_str(&format!("+ {}\n", b[j]));
-            j += 1;
-        } else {
-            out.push_str(&format!("- {}\n", a[i]));
-            i += 1;
-        }
-    }
-    out
 }

@@ -1,0 +1,133 @@
+//! Lifting in tests, for any guest: images from raw bytes, lifting with verification, and the
+//! text golden files compare.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use rpt_api::{Diagnostic, GuestImage, GuestOptions, GuestPlugin, LiftResult, Seeds, Segment, SegmentFlags};
+use rpt_ir::verify::{VerifyContext, verify_function};
+use rpt_ir::{GuestAddr, Program, StateDesc};
+
+/// Bytes from hexadecimal digits, white space between them ignored (`dd442404 c3`).
+pub fn hex_bytes(text: &str) -> Result<Vec<u8>, String> {
+    let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    if !digits.len().is_multiple_of(2) {
+        return Err(format!("`{text}` has an odd number of hex digits"));
+    }
+    digits
+        .chunks(2)
+        .map(|pair| {
+            std::str::from_utf8(pair)
+                .ok()
+                .and_then(|s| u8::from_str_radix(s, 16).ok())
+                .ok_or_else(|| format!("`{text}` is not hexadecimal"))
+        })
+        .collect()
+}
+
+/// An image of one executable segment, `code` at `addr`, entered at its start.
+pub fn code_image(segment: &str, addr: u64, code: &[u8]) -> GuestImage {
+    GuestImage {
+        segments: vec![Segment {
+            name: segment.to_string(),
+            addr: GuestAddr(addr),
+            bytes: code.to_vec(),
+            mem_size: code.len() as u64,
+            flags: SegmentFlags {
+                read: true,
+                write: false,
+                execute: true,
+            },
+        }],
+        entry: GuestAddr(addr),
+        exports: BTreeMap::new(),
+        imports: Vec::new(),
+    }
+}
+
+/// The guest's helpers by name under `options`.
+pub fn helpers_of(plugin: &dyn GuestPlugin, options: &GuestOptions) -> BTreeMap<String, rpt_ir::HelperDecl> {
+    plugin
+        .helpers(options)
+        .into_iter()
+        .map(|h| (h.name.clone(), h))
+        .collect()
+}
+
+/// Lifts one function and verifies it against the guest's state and helpers, the functions and
+/// the image's import thunks; panics with the function's text when it does not verify.
+pub fn lift_verified(
+    plugin: &dyn GuestPlugin,
+    image: &GuestImage,
+    entry: GuestAddr,
+    functions: &BTreeSet<GuestAddr>,
+    options: &GuestOptions,
+) -> LiftResult {
+    let result = plugin.lift(image, entry, functions, options);
+    let state = plugin.state(options);
+    let callees: BTreeSet<GuestAddr> = functions
+        .iter()
+        .copied()
+        .chain(image.imports.iter().map(|i| i.thunk))
+        .collect();
+    let helpers = helpers_of(plugin, options);
+    let ctx = VerifyContext {
+        state: &state,
+        helpers: Some(&helpers),
+        callees: Some(&callees),
+    };
+    if let Err(e) = verify_function(&result.function, ctx) {
+        panic!(
+            "{} does not verify:\n{e}\n{}",
+            entry.function_name(),
+            rpt_ir::print::function_to_string(&result.function, &state)
+        );
+    }
+    result
+}
+
+/// Discovers and lifts a whole image into a verified program (imports become externs named
+/// `module!name`), with every diagnostic of discovery and lifting.
+pub fn lift_program(
+    plugin: &dyn GuestPlugin,
+    image: &GuestImage,
+    seeds: &Seeds,
+    options: &GuestOptions,
+) -> (Program, Vec<Diagnostic>) {
+    let discovery = plugin.discover(image, seeds);
+    let mut program = Program::new(plugin.state(options));
+    program.helpers = helpers_of(plugin, options);
+    let mut diagnostics = discovery.diagnostics.clone();
+    for &f in &discovery.functions {
+        let lifted = lift_verified(plugin, image, f, &discovery.functions, options);
+        diagnostics.extend(lifted.diagnostics);
+        program.functions.insert(f, lifted.function);
+    }
+    for import in &image.imports {
+        program
+            .externs
+            .insert(import.thunk, format!("{}!{}", import.module, import.name));
+    }
+    program.address_taken = discovery.address_taken;
+    if let Err(e) = rpt_ir::verify::verify_program(&program) {
+        panic!("the program does not verify:\n{e}");
+    }
+    (program, diagnostics)
+}
+
+/// A lifted function as golden files hold it: the listing as comment lines, then the IR, which
+/// must read back as the same function (so the golden text is real IR).
+pub fn lifted_text(lifted: &LiftResult, state: &StateDesc) -> Result<String, String> {
+    let ir = rpt_ir::print::function_to_string(&lifted.function, state);
+    let parsed =
+        rpt_ir::parse::parse_function(&ir, state).map_err(|e| format!("the lifted IR does not parse back: {e}"))?;
+    if parsed != lifted.function {
+        return Err(format!("the lifted IR reads back as another function:\n{ir}"));
+    }
+    let mut out = String::new();
+    for (addr, insn) in &lifted.listing {
+        let _ = writeln!(out, "; {addr}  {insn}");
+    }
+    out.push_str(&ir);
+    Ok(out)
+}
