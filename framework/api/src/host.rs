@@ -78,6 +78,22 @@ pub struct HostDesc {
     pub l1i: CacheGeometry,
 }
 
+impl HostDesc {
+    /// The description of a 64-bit little-endian host (all of rpt's) for the CPU model `cpu`, with
+    /// `gprs` general-purpose and `fprs` floating-point registers free for generated code.
+    pub fn little_endian_64(triple: &str, cpu: &str, l1i: CacheGeometry, gprs: u32, fprs: u32) -> HostDesc {
+        HostDesc {
+            triple: triple.to_string(),
+            cpu: cpu.to_string(),
+            pointer_bits: 64,
+            gprs,
+            fprs,
+            big_endian: false,
+            l1i,
+        }
+    }
+}
+
 /// A CPU a host knows by name, with what distinguishes it from the host's other CPUs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct CpuModel {
@@ -137,6 +153,39 @@ pub struct Requirement {
     pub purpose: Purpose,
 }
 
+impl Requirement {
+    /// `needed` to compile and link, provided by `package`.
+    pub fn to_build(needed: Needed, package: &str) -> Requirement {
+        Requirement {
+            needed,
+            package: package.to_string(),
+            purpose: Purpose::Build,
+        }
+    }
+
+    /// `needed` to run what was built, provided by `package`.
+    pub fn to_run(needed: Needed, package: &str) -> Requirement {
+        Requirement {
+            needed,
+            package: package.to_string(),
+            purpose: Purpose::Run,
+        }
+    }
+
+    /// [`CLANG`] and its lld, which every host here compiles and links with.
+    pub fn clang_19() -> Vec<Requirement> {
+        vec![
+            Requirement::to_build(Needed::Command(CLANG.to_string()), "clang-19"),
+            Requirement::to_build(Needed::File("/usr/lib/llvm-19/bin/ld.lld".to_string()), "lld-19"),
+        ]
+    }
+
+    /// A qemu-user emulator command (`qemu-aarch64`), from Debian's qemu-user.
+    pub fn qemu_user(program: &str) -> Requirement {
+        Requirement::to_run(Needed::Command(program.to_string()), "qemu-user")
+    }
+}
+
 /// How the host's C compiler is invoked.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct CompilerSettings {
@@ -146,6 +195,50 @@ pub struct CompilerSettings {
     pub cflags: Vec<String>,
     /// Flags for the final link.
     pub ldflags: Vec<String>,
+}
+
+/// The compiler every host here uses.
+pub const CLANG: &str = "clang-19";
+
+/// Flags every host compiles with, after its own, each for a reason:
+///
+/// - `-O2`: the speed recompiled code is for.
+/// - `-fno-strict-aliasing`: lifted code reads one guest address with several types.
+/// - `-fno-math-errno`: `sqrt` becomes one instruction instead of a libm call that sets errno.
+/// - `-ffp-contract=off`: each IR float operation rounds once; fusing into FMA would not.
+/// - `-gline-tables-only`: the `#line` guest-pc mapping reaches the binary for profilers
+///   and debuggers, without full debug info.
+/// - `-Wall`: generated code and the runtime are kept warning-free; rpt reports any warning as
+///   a bug of its own.
+///
+/// `-fwrapv` is deliberately absent: the emitter does all integer arithmetic in unsigned
+/// types, so signed overflow cannot occur in generated code.
+pub const COMMON_CFLAGS: &[&str] = &[
+    "-O2",
+    "-fno-strict-aliasing",
+    "-fno-math-errno",
+    "-ffp-contract=off",
+    "-gline-tables-only",
+    "-Wall",
+];
+
+impl CompilerSettings {
+    /// [`CLANG`] for `triple`: the target, the host's own `cflags`, then [`COMMON_CFLAGS`]; the
+    /// link with lld (fast and deterministic) and the host's `ldflags`.
+    pub fn clang_for(triple: &str, cflags: &[&str], ldflags: &[&str]) -> CompilerSettings {
+        let target = format!("--target={triple}");
+        let owned = |flags: &[&str]| flags.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let mut all_cflags = vec![target.clone()];
+        all_cflags.extend(owned(cflags));
+        all_cflags.extend(owned(COMMON_CFLAGS));
+        let mut all_ldflags = vec![target, "-fuse-ld=lld".to_string()];
+        all_ldflags.extend(owned(ldflags));
+        CompilerSettings {
+            cc: CLANG.to_string(),
+            cflags: all_cflags,
+            ldflags: all_ldflags,
+        }
+    }
 }
 
 /// How a built binary is started.
@@ -160,6 +253,16 @@ pub enum Runner {
         /// Arguments before the binary.
         args: Vec<String>,
     },
+}
+
+impl Runner {
+    /// Under `program` (`qemu-aarch64`) with no arguments of its own: static binaries need no sysroot.
+    pub fn emulator(program: &str) -> Runner {
+        Runner::Emulator {
+            program: program.to_string(),
+            args: Vec::new(),
+        }
+    }
 }
 
 /// A host target.

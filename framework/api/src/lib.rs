@@ -21,7 +21,8 @@ pub use guest::{
     Segment, SegmentFlags, Severity,
 };
 pub use host::{
-    CEnvironment, CacheGeometry, CompilerSettings, CpuModel, HostDesc, HostPlugin, Needed, Purpose, Requirement, Runner,
+    CEnvironment, CLANG, COMMON_CFLAGS, CacheGeometry, CompilerSettings, CpuModel, HostDesc, HostPlugin, Needed,
+    Purpose, Requirement, Runner,
 };
 pub use pass::{
     BatchContext, Codegen, FunctionContext, ParamValue, PassError, PassParams, PassPlugin, ProgramAnalysis,
@@ -39,6 +40,19 @@ pub enum Plugin {
     Host(std::sync::Arc<dyn HostPlugin>),
     /// A pass.
     Pass(std::sync::Arc<dyn PassPlugin>),
+}
+
+/// The [`PluginInfo`] of the crate it is written in: `name`, the crate's version, and the hash of
+/// its sources that its build script exports as `RPT_SOURCE_HASH` (`rpt-source-hash`).
+#[macro_export]
+macro_rules! plugin_info {
+    ($name:expr) => {
+        $crate::PluginInfo {
+            name: ::std::string::ToString::to_string($name),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            hash: env!("RPT_SOURCE_HASH").to_string(),
+        }
+    };
 }
 
 /// What identifies a plugin build: its name, version and the hash of the sources it was built from.

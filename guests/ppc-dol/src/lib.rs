@@ -42,11 +42,6 @@ pub use lift::system::{SC_HELPER, TIMEBASE_HELPER};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PpcDol;
 
-/// This guest as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
-pub fn plugin() -> rpt_api::Plugin {
-    rpt_api::Plugin::Guest(std::sync::Arc::new(PpcDol))
-}
-
 #[cfg(feature = "export-plugin")]
 rpt_api::export_guest!(PpcDol, PpcDol);
 
@@ -69,14 +64,6 @@ pub fn helpers() -> Vec<HelperDecl> {
 }
 
 impl GuestPlugin for PpcDol {
-    fn info(&self) -> PluginInfo {
-        PluginInfo {
-            name: NAME.to_string(),
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            hash: env!("RPT_SOURCE_HASH").to_string(),
-        }
-    }
-
     /// No options are defined yet, so any option is a typo.
     fn check_options(&self, options: &GuestOptions) -> Result<(), GuestError> {
         match options.keys().next() {
@@ -140,4 +127,13 @@ impl GuestPlugin for PpcDol {
     fn runtime_sources(&self, platform: &str, _options: &GuestOptions) -> Result<Vec<SourceFile>, GuestError> {
         platform::runtime_sources(platform)
     }
+
+    fn info(&self) -> PluginInfo {
+        rpt_api::plugin_info!(NAME)
+    }
+}
+
+/// This guest as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Guest(std::sync::Arc::new(PpcDol))
 }

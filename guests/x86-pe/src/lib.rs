@@ -34,23 +34,10 @@ use rpt_ir::{GuestAddr, HelperDecl, StateDesc};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct X86Pe;
 
-/// This guest as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
-pub fn plugin() -> rpt_api::Plugin {
-    rpt_api::Plugin::Guest(std::sync::Arc::new(X86Pe))
-}
-
 /// The name recipes use for this guest.
 pub const NAME: &str = "x86-pe";
 
 impl GuestPlugin for X86Pe {
-    fn info(&self) -> PluginInfo {
-        PluginInfo {
-            name: NAME.to_string(),
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            hash: env!("RPT_SOURCE_HASH").to_string(),
-        }
-    }
-
     /// `x87`: the x87 value model, `"f80"` (exact, the default) or `"f64"` (fast; docs/x87.md).
     /// `ret_eip`: whether `ret` stores the return address in `eip` (default false: nothing reads
     /// it after a lifted return; the option exists to measure that, as RETEIP in
@@ -127,9 +114,18 @@ impl GuestPlugin for X86Pe {
     fn runtime_sources(&self, platform: &str, options: &GuestOptions) -> Result<Vec<SourceFile>, GuestError> {
         platform::runtime_sources(platform, x87::Model::from_options(options))
     }
+
+    fn info(&self) -> PluginInfo {
+        rpt_api::plugin_info!(NAME)
+    }
 }
 
 /// Whether the lifter has a rule for this instruction (the same table discovery uses).
 pub fn is_liftable(insn: &iced_x86::Instruction) -> bool {
     lift::classify(insn).is_some()
+}
+
+/// This guest as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Guest(std::sync::Arc::new(X86Pe))
 }

@@ -15,39 +15,18 @@ use rpt_api::{CEnvironment, CompilerSettings, CpuModel, HostDesc, HostPlugin, Pl
 
 pub use geometry::{DEFAULT_CPU, cpu_models};
 pub use runner::QEMU;
-pub use toolchain::{CC, CFLAGS, LDFLAGS, TRIPLE};
+pub use toolchain::{CFLAGS, LDFLAGS, TRIPLE};
 
 /// The AArch64 Linux host.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Aarch64Host;
 
-/// This host as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
-pub fn plugin() -> rpt_api::Plugin {
-    rpt_api::Plugin::Host(std::sync::Arc::new(Aarch64Host))
-}
-
 impl HostPlugin for Aarch64Host {
-    fn info(&self) -> PluginInfo {
-        PluginInfo {
-            name: "aarch64".to_string(),
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            hash: env!("RPT_SOURCE_HASH").to_string(),
-        }
-    }
-
     fn desc(&self) -> HostDesc {
         let default = geometry::default_model();
-        HostDesc {
-            triple: TRIPLE.to_string(),
-            cpu: default.name,
-            pointer_bits: 64,
-            // x0..x30 without x29 (frame pointer) and x30 (link register); x18 is free on Linux.
-            // v0..v31 for floating point.
-            gprs: 29,
-            fprs: 32,
-            big_endian: false,
-            l1i: default.l1i,
-        }
+        // x0..x30 without x29 (frame pointer) and x30 (link register); x18 is free on Linux.
+        // v0..v31 for floating point.
+        HostDesc::little_endian_64(TRIPLE, &default.name, default.l1i, 29, 32)
     }
 
     fn cpu_models(&self) -> Vec<CpuModel> {
@@ -71,4 +50,13 @@ impl HostPlugin for Aarch64Host {
     fn runner(&self) -> Runner {
         runner::runner()
     }
+
+    fn info(&self) -> PluginInfo {
+        rpt_api::plugin_info!("aarch64")
+    }
+}
+
+/// This host as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Host(std::sync::Arc::new(Aarch64Host))
 }

@@ -18,39 +18,18 @@ use rpt_api::{CEnvironment, CompilerSettings, CpuModel, HostDesc, HostPlugin, Pl
 pub use geometry::{DEFAULT_CPU, cpu_models};
 pub use runner::QEMU;
 pub use shim::shim_sources;
-pub use toolchain::{CC, CFLAGS, LDFLAGS, TRIPLE};
+pub use toolchain::{CFLAGS, LDFLAGS, TRIPLE};
 
 /// The LoongArch64 Linux host.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Loongarch64Host;
 
-/// This host as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
-pub fn plugin() -> rpt_api::Plugin {
-    rpt_api::Plugin::Host(std::sync::Arc::new(Loongarch64Host))
-}
-
 impl HostPlugin for Loongarch64Host {
-    fn info(&self) -> PluginInfo {
-        PluginInfo {
-            name: "loongarch64".to_string(),
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            hash: env!("RPT_SOURCE_HASH").to_string(),
-        }
-    }
-
     fn desc(&self) -> HostDesc {
         let default = geometry::default_model();
-        HostDesc {
-            triple: TRIPLE.to_string(),
-            cpu: default.name,
-            pointer_bits: 64,
-            // r0..r31 without r0 (zero), r1 (ra), r2 (tp), r3 (sp), r21 (reserved) and r22 (fp);
-            // f0..f31 for floating point.
-            gprs: 26,
-            fprs: 32,
-            big_endian: false,
-            l1i: default.l1i,
-        }
+        // r0..r31 without r0 (zero), r1 (ra), r2 (tp), r3 (sp), r21 (reserved) and r22 (fp);
+        // f0..f31 for floating point.
+        HostDesc::little_endian_64(TRIPLE, &default.name, default.l1i, 26, 32)
     }
 
     fn cpu_models(&self) -> Vec<CpuModel> {
@@ -74,4 +53,13 @@ impl HostPlugin for Loongarch64Host {
     fn runner(&self) -> Runner {
         runner::runner()
     }
+
+    fn info(&self) -> PluginInfo {
+        rpt_api::plugin_info!("loongarch64")
+    }
+}
+
+/// This host as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Host(std::sync::Arc::new(Loongarch64Host))
 }

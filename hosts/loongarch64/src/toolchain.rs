@@ -1,14 +1,11 @@
 //! How C is compiled and linked for LoongArch64 Linux without a C library, and what that needs.
 
-use rpt_api::{CompilerSettings, Needed, Purpose, Requirement};
+use rpt_api::{CompilerSettings, Requirement};
 
 /// The clang target triple.
 pub const TRIPLE: &str = "loongarch64-linux-gnu";
 
-/// The compiler command.
-pub const CC: &str = "clang-19";
-
-/// Flags for every compile: x86-64's (see there for why each is there) for this target, plus:
+/// Flags for every compile beyond rpt's common ones (`rpt_api::COMMON_CFLAGS`):
 ///
 /// - `-mno-lsx`: clang-19 enables the LSX vector extension by default, and Debian 12's
 ///   `qemu-loongarch64` (7.2) does not implement it: vectorised code dies with SIGILL. rpt keeps
@@ -21,42 +18,24 @@ pub const CC: &str = "clang-19";
 /// - `-fno-stack-protector`: there is no C library to supply the stack guard.
 /// - `-fno-pic`: the binary is a static executable; direct addressing is shorter than the GOT.
 pub const CFLAGS: &[&str] = &[
-    "--target=loongarch64-linux-gnu",
     "-mno-lsx",
     "-ffreestanding",
     "-nostdlibinc",
     "-fno-stack-protector",
     "-fno-pic",
-    "-O2",
-    "-fno-strict-aliasing",
-    "-fno-math-errno",
-    "-ffp-contract=off",
-    "-gline-tables-only",
-    "-Wall",
 ];
 
-/// Flags for the link: a static executable with no start files and no libraries (the shim brings
-/// `_start` and everything else). lld is required: GNU ld here does not know LoongArch.
-pub const LDFLAGS: &[&str] = &["--target=loongarch64-linux-gnu", "-fuse-ld=lld", "-nostdlib", "-static"];
+/// Flags for the link beyond the target and lld (which is required: GNU ld here does not know
+/// LoongArch): a static executable with no start files and no libraries (the shim brings `_start`
+/// and everything else).
+pub const LDFLAGS: &[&str] = &["-nostdlib", "-static"];
 
 /// The compiler settings of this host.
 pub fn settings() -> CompilerSettings {
-    CompilerSettings {
-        cc: CC.to_string(),
-        cflags: CFLAGS.iter().map(|s| s.to_string()).collect(),
-        ldflags: LDFLAGS.iter().map(|s| s.to_string()).collect(),
-    }
+    CompilerSettings::clang_for(TRIPLE, CFLAGS, LDFLAGS)
 }
 
 /// clang and lld; nothing else, since the shim replaces the C library.
 pub fn requirements() -> Vec<Requirement> {
-    let build = |needed: Needed, package: &str| Requirement {
-        needed,
-        package: package.to_string(),
-        purpose: Purpose::Build,
-    };
-    vec![
-        build(Needed::Command(CC.to_string()), "clang-19"),
-        build(Needed::File("/usr/lib/llvm-19/bin/ld.lld".to_string()), "lld-19"),
-    ]
+    Requirement::clang_19()
 }

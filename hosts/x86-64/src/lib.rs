@@ -13,37 +13,16 @@ mod toolchain;
 use rpt_api::{CEnvironment, CompilerSettings, CpuModel, HostDesc, HostPlugin, PluginInfo, Requirement, Runner};
 
 pub use geometry::{FALLBACK_L1I, cpu_models, l1i_from_sysfs, l1i_geometry};
-pub use toolchain::{CC, CFLAGS, LDFLAGS, TRIPLE};
+pub use toolchain::{CFLAGS, LDFLAGS, TRIPLE};
 
 /// The x86-64 Linux host.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct X86_64Host;
 
-/// This host as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
-pub fn plugin() -> rpt_api::Plugin {
-    rpt_api::Plugin::Host(std::sync::Arc::new(X86_64Host))
-}
-
 impl HostPlugin for X86_64Host {
-    fn info(&self) -> PluginInfo {
-        PluginInfo {
-            name: "x86-64".to_string(),
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            hash: env!("RPT_SOURCE_HASH").to_string(),
-        }
-    }
-
     fn desc(&self) -> HostDesc {
-        HostDesc {
-            triple: TRIPLE.to_string(),
-            cpu: "native".to_string(),
-            pointer_bits: 64,
-            // rax..r15 without rsp and rbp; xmm0..xmm15 (AVX-512's extra registers are not assumed).
-            gprs: 14,
-            fprs: 16,
-            big_endian: false,
-            l1i: l1i_geometry(),
-        }
+        // rax..r15 without rsp and rbp; xmm0..xmm15 (AVX-512's extra registers are not assumed).
+        HostDesc::little_endian_64(TRIPLE, "native", l1i_geometry(), 14, 16)
     }
 
     fn cpu_models(&self) -> Vec<CpuModel> {
@@ -65,4 +44,13 @@ impl HostPlugin for X86_64Host {
     fn runner(&self) -> Runner {
         runner::runner()
     }
+
+    fn info(&self) -> PluginInfo {
+        rpt_api::plugin_info!("x86-64")
+    }
+}
+
+/// This host as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Host(std::sync::Arc::new(X86_64Host))
 }

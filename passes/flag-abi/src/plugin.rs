@@ -9,20 +9,7 @@ use crate::{Audit, FunctionFacts, NAME, analyze, apply, facts_for};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FlagAbiPass;
 
-/// This pass as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
-pub fn plugin() -> rpt_api::Plugin {
-    rpt_api::Plugin::Pass(std::sync::Arc::new(FlagAbiPass))
-}
-
 impl PassPlugin for FlagAbiPass {
-    fn info(&self) -> PluginInfo {
-        PluginInfo {
-            name: NAME.to_string(),
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            hash: env!("RPT_SOURCE_HASH").to_string(),
-        }
-    }
-
     fn check_params(&self, params: &PassParams) -> Result<(), PassError> {
         rpt_api::refuse_params(NAME, params)
     }
@@ -48,4 +35,13 @@ impl PassPlugin for FlagAbiPass {
         apply(func, cx.state, cx.helpers, &facts).map_err(|e| PassError::Failed(e.to_string()))?;
         Ok(())
     }
+
+    fn info(&self) -> PluginInfo {
+        rpt_api::plugin_info!(NAME)
+    }
+}
+
+/// This pass as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Pass(std::sync::Arc::new(FlagAbiPass))
 }

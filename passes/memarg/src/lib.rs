@@ -28,20 +28,7 @@ pub const NAME: &str = "memarg";
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MemargPass;
 
-/// This pass as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
-pub fn plugin() -> rpt_api::Plugin {
-    rpt_api::Plugin::Pass(std::sync::Arc::new(MemargPass))
-}
-
 impl PassPlugin for MemargPass {
-    fn info(&self) -> PluginInfo {
-        PluginInfo {
-            name: NAME.to_string(),
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            hash: env!("RPT_SOURCE_HASH").to_string(),
-        }
-    }
-
     fn check_params(&self, params: &PassParams) -> Result<(), PassError> {
         rpt_api::refuse_params(NAME, params)
     }
@@ -60,4 +47,13 @@ impl PassPlugin for MemargPass {
     fn run(&self, _func: &mut Function, _cx: &FunctionContext<'_>, _params: &PassParams) -> Result<(), PassError> {
         Ok(())
     }
+
+    fn info(&self) -> PluginInfo {
+        rpt_api::plugin_info!(NAME)
+    }
+}
+
+/// This pass as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Pass(std::sync::Arc::new(MemargPass))
 }

@@ -36,20 +36,7 @@ pub const NAME: &str = "x87-regions";
 #[derive(Clone, Copy, Debug, Default)]
 pub struct X87RegionsPass;
 
-/// This pass as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
-pub fn plugin() -> rpt_api::Plugin {
-    rpt_api::Plugin::Pass(std::sync::Arc::new(X87RegionsPass))
-}
-
 impl PassPlugin for X87RegionsPass {
-    fn info(&self) -> PluginInfo {
-        PluginInfo {
-            name: NAME.to_string(),
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            hash: env!("RPT_SOURCE_HASH").to_string(),
-        }
-    }
-
     fn check_params(&self, params: &PassParams) -> Result<(), PassError> {
         rpt_api::refuse_params(NAME, params)
     }
@@ -64,6 +51,10 @@ impl PassPlugin for X87RegionsPass {
         }
         Ok(())
     }
+
+    fn info(&self) -> PluginInfo {
+        rpt_api::plugin_info!(NAME)
+    }
 }
 
 /// Runs the pass over one function outside the plugin machinery (tests, benchmarks); returns the
@@ -75,4 +66,9 @@ pub fn run_on_function(
 ) -> Option<usize> {
     let unit = abi::Unit::find(state, helpers)?;
     Some(region::run(func, state, &unit))
+}
+
+/// This pass as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Pass(std::sync::Arc::new(X87RegionsPass))
 }
