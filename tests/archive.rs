@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use rpt_tests::{rpt_binary, sha256_file, stderr_of, workspace_root};
+use rpt_tests::{build_native_i386, rpt_binary, sha256_file, stderr_of, workspace_root};
 
 /// A project folder of its own (recipes/, images/, gen/, archive/) holding a copy of the demo recipe.
 struct Project {
@@ -95,14 +95,16 @@ impl Project {
     }
 
     fn recompile(&self) -> PathBuf {
-        let out = self.rpt_ok(&["recompile", "recipes/demo-x86.ron"]);
-        let stderr = stderr_of(&out);
-        let line = stderr
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("generation: "))
-            .unwrap_or_else(|| panic!("no generation line:\n{stderr}"));
-        // rpt names it as it was reached, relative to the project folder it ran in.
-        self.path().join(line)
+        self.recompile_with(&[])
+    }
+
+    /// Recompiles the recipe with extra flags (`--host aarch64`); returns the generation directory.
+    fn recompile_with(&self, flags: &[&str]) -> PathBuf {
+        let args: Vec<&str> = ["recompile", "recipes/demo-x86.ron"]
+            .into_iter()
+            .chain(flags.iter().copied())
+            .collect();
+        generation_of(self.path(), &self.rpt_ok(&args))
     }
 
     fn archive(&self) -> PathBuf {
@@ -126,6 +128,17 @@ impl Project {
     fn current(&self) -> Option<String> {
         fs::read_to_string(self.archive().join("CURRENT")).ok()
     }
+}
+
+/// The generation a recompile or run names in its summary, in `project`.
+fn generation_of(project: &Path, out: &Output) -> PathBuf {
+    let stderr = stderr_of(out);
+    let line = stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("generation: "))
+        .unwrap_or_else(|| panic!("no generation line:\n{stderr}"));
+    // rpt names it as it was reached, relative to the project folder it ran in.
+    project.join(line)
 }
 
 fn stdout_of(out: &Output) -> String {
@@ -308,6 +321,68 @@ fn promote_rollback_verify_and_a_diff_that_shows_exactly_the_overridden_function
     assert!(gc.contains("kept every promoted version (v1, v2)"), "{gc}");
     assert!(!overridden.exists() && plain.exists(), "{gc}");
     assert_eq!(p.versions(), ["v1", "v2"]);
+}
+
+/// Issue 15: `recompile --host H` named its generation after the recipe with H in place (and the
+/// recipe's host_cpu and l1i dropped), but `promote --host H` after the recipe as written with only
+/// the host's name swapped, so promote found no generation. Now both take the same flags and one
+/// function names the generation: for each foreign host (and with --host-cpu and --passes too), the
+/// generation recompile writes runs under qemu-user, prints what the demo prints natively on i386,
+/// and is the one promote archives.
+#[test]
+fn a_generation_for_another_host_runs_and_promotes_with_the_same_flags() {
+    let p = Project::new();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let oracle_exe = scratch.path().join("demo-i386");
+    build_native_i386(&workspace_root().join("tests/guests/x86/demo.c"), &oracle_exe);
+    let oracle = Command::new(&oracle_exe).output().expect("the native oracle runs");
+    assert!(!oracle.stdout.is_empty(), "the oracle printed nothing");
+    let flag_sets: [&[&str]; 3] = [
+        &["--host", "aarch64"],
+        &["--host", "loongarch64"],
+        &["--host", "aarch64", "--host-cpu", "cortex-a53", "--passes", "flag-abi"],
+    ];
+    for (index, flags) in flag_sets.iter().enumerate() {
+        let with_flags = |command: &'static str| -> Vec<&str> {
+            [command, "recipes/demo-x86.ron"]
+                .into_iter()
+                .chain(flags.iter().copied())
+                .collect()
+        };
+        let generation = p.recompile_with(flags);
+        let host = flags[1];
+        let name = generation.file_name().expect("a name").to_string_lossy().into_owned();
+        assert!(name.ends_with(&format!("-{host}")), "{flags:?}: {name}");
+
+        let run = p.rpt(&with_flags("run"));
+        let stderr = stderr_of(&run);
+        assert_eq!(
+            generation_of(p.path(), &run),
+            generation,
+            "{flags:?}: run built another generation"
+        );
+        assert_eq!(
+            stdout_of(&run),
+            String::from_utf8_lossy(&oracle.stdout),
+            "{flags:?}:\n{stderr}"
+        );
+        assert_eq!(run.status.code(), oracle.status.code(), "{flags:?}:\n{stderr}");
+
+        let promoted = p.rpt_ok(&with_flags("promote"));
+        let stderr = stderr_of(&promoted);
+        let version = format!("v{}", index + 1);
+        assert!(
+            stderr.contains(&format!(
+                "promoted {}",
+                generation.strip_prefix(p.path()).expect("in the project").display()
+            )),
+            "{flags:?}: promote took another generation:\n{stderr}"
+        );
+        assert_complete_copy(&p.archive().join(&version), &generation);
+        let listed = stdout_of(&p.rpt_ok(&["archive", "list"]));
+        assert!(listed.contains(&format!("{version}    {name}")), "{listed}");
+    }
+    assert_eq!(p.current().as_deref(), Some("v3\n"));
 }
 
 #[test]

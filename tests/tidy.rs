@@ -63,6 +63,17 @@ fn allowed(name: &str) -> Option<&'static [&'static str]> {
         "rpt-emit-c" => &["rpt-ir", "rpt-api"],
         "rpt-build" => &["rpt-api"],
         "rpt-archive" => &["rpt-recipe"],
+        // A generation is written from the core's output with the runtime's files and built through
+        // the build crate; its manifest is the archive's (see generation's lib.rs).
+        "rpt-generation" => &[
+            "rpt-api",
+            "rpt-archive",
+            "rpt-build",
+            "rpt-core",
+            "rpt-emit-c",
+            "rpt-recipe",
+            "rpt-runtime",
+        ],
         // The bench reads recipes (pass lists, the image a DOL must equal) and talks to rpt only
         // through the `rpt` executable it is given.
         "rpt-bench" => &["rpt-recipe"],

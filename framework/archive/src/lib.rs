@@ -27,7 +27,8 @@ pub use diff::{Change, FieldChange, FileChange, FunctionChange, GenerationDiff, 
 pub use error::ArchiveError;
 pub use lock::{ArchiveLock, LockAttempt};
 pub use manifest::{
-    FileHash, MANIFEST_FILE, Manifest, ManifestError, PassEntry, PluginEntry, hash_bytes, hash_files, list_files,
+    FileHash, MANIFEST_FILE, Manifest, ManifestError, PassEntry, PluginEntry, hash_bytes, hash_files, hash_files_in,
+    list_files,
 };
 pub use store::{
     CURRENT_FILE, LAST_FILE, LOCK_FILE, MANIFEST_HASH_FILE, Promoted, RecipeArchive, TEMP_PREFIX, Version, recipes_in,

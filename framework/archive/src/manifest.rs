@@ -145,19 +145,31 @@ pub fn list_files(root: &Path) -> Result<Vec<String>, ManifestError> {
 
 /// Hashes every file under `root` (except `manifest.ron`), sorted by relative path.
 pub fn hash_files(root: &Path) -> Result<Vec<FileHash>, ManifestError> {
-    let mut out = Vec::new();
-    for rel in list_files(root)? {
-        if rel == MANIFEST_FILE {
-            continue;
-        }
-        let path = root.join(&rel);
-        let bytes = fs::read(&path).map_err(|source| ManifestError::Io { path, source })?;
-        out.push(FileHash {
-            path: rel,
-            sha256: hash_bytes(&bytes),
-        });
-    }
-    Ok(out)
+    let files = list_files(root)?.into_iter().filter(|rel| rel != MANIFEST_FILE);
+    hash_each(root, files)
+}
+
+/// Hashes every file under `root/subdir`, by path relative to `root` (`src/cpu.h` for `src`),
+/// sorted: the files of one part of a generation, without reading the rest of it.
+pub fn hash_files_in(root: &Path, subdir: &str) -> Result<Vec<FileHash>, ManifestError> {
+    let files = list_files(&root.join(subdir))?
+        .into_iter()
+        .map(|rel| format!("{subdir}/{rel}"));
+    hash_each(root, files)
+}
+
+/// Hashes the files at the given paths relative to `root`, in their order.
+fn hash_each(root: &Path, relative_paths: impl Iterator<Item = String>) -> Result<Vec<FileHash>, ManifestError> {
+    relative_paths
+        .map(|rel| {
+            let path = root.join(&rel);
+            let bytes = fs::read(&path).map_err(|source| ManifestError::Io { path, source })?;
+            Ok(FileHash {
+                path: rel,
+                sha256: hash_bytes(&bytes),
+            })
+        })
+        .collect()
 }
 
 /// The manifest's file name in a generation directory.
@@ -287,6 +299,8 @@ mod tests {
         let paths: Vec<&str> = hashes.iter().map(|h| h.path.as_str()).collect();
         assert_eq!(paths, ["src/a.c", "src/guest/b.c"]);
         assert_eq!(hashes[0].sha256, hash_bytes(b"a"));
+        let in_guest = hash_files_in(dir.path(), "src/guest").expect("hash");
+        assert_eq!(in_guest, [hashes[1].clone()]);
     }
 
     #[test]

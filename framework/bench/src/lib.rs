@@ -103,8 +103,6 @@ pub struct RecompileStats {
     pub gen_dir: PathBuf,
     /// The linked binary.
     pub binary: PathBuf,
-    /// The guest plugin's name (`x86-pe`).
-    pub guest: String,
     /// Functions lifted.
     pub functions: usize,
     /// Seconds from the recipe to the generated C (discover, lift, passes, emit).

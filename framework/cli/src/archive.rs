@@ -3,7 +3,9 @@
 //! Where things are: a recipe `recipes/<name>.ron` has its generations in `gen/<name>/` and its
 //! archive in `archive/<name>/`, both beside `recipes/` (`--gen-dir` and `--archive-dir` say
 //! otherwise). A generation is named by its directory, `<first 16 hex digits of the recipe
-//! digest>-<host>`; `--generation` takes that name, any unique prefix of it, or a path.
+//! digest>-<host>`, which `rpt_generation` alone computes: `promote` takes the same `--host`,
+//! `--host-cpu` and `--passes` as `recompile` and finds the generation they made, and
+//! `--generation` takes a name, any unique prefix of it, or a path instead.
 //!
 //! `RPT_TEST_PROMOTE_DELAY_MS` (for tests only) makes promote sleep that long after copying each
 //! file, so a test can kill it in the middle of a copy.
@@ -12,13 +14,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 use rpt_archive::{
     ArchiveLock, LockAttempt, Manifest, RecipeArchive, Version, diff_generations, recipes_in, verify_archived,
 };
+use rpt_generation::{Selection, manifest_generation_name, recipe_generations, recipe_name};
 
-use crate::recompile::{default_gen_root, project_dir};
+use crate::options::GenDirOption;
 
 /// Options of `rpt promote`.
 #[derive(clap::Args, Clone, Debug)]
@@ -26,15 +29,15 @@ pub struct PromoteArgs {
     /// The recipe (a .ron file).
     pub recipe: PathBuf,
     /// The generation to promote: its directory name in gen/<recipe>/ (`<digest16>-<host>`), a unique
-    /// prefix of it, or a path. Default: the generation of the recipe as it is now.
-    #[arg(long)]
+    /// prefix of it, or a path. Default: the generation of the recipe as it is now, built with the
+    /// same --host, --host-cpu and --passes as `rpt recompile` was given.
+    #[arg(long, conflicts_with_all = ["host", "host_cpu", "passes"])]
     pub generation: Option<String>,
-    /// The host of the default generation, instead of the recipe's.
-    #[arg(long)]
-    pub host: Option<String>,
-    /// Where generations are (default: `gen/` beside the recipe's `recipes/` folder).
-    #[arg(long)]
-    pub gen_dir: Option<PathBuf>,
+    /// The recipe's host, CPU model and passes as the generation was built with them.
+    #[command(flatten)]
+    pub selection: Selection,
+    #[command(flatten)]
+    pub gen_dir: GenDirOption,
     /// Where the archive is (default: `archive/` beside the recipe's `recipes/` folder).
     #[arg(long)]
     pub archive_dir: Option<PathBuf>,
@@ -106,11 +109,11 @@ enum ArchiveCommand {
     },
 }
 
-pub fn recipe_name(recipe: &Path) -> Result<String> {
-    recipe
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .ok_or_else(|| anyhow!("{}: a recipe file needs a name", recipe.display()))
+/// The archive folder `--archive-dir` names, else the one of the recipe's project.
+fn archive_root(chosen: &Option<PathBuf>, recipe_path: &Path) -> PathBuf {
+    chosen
+        .clone()
+        .unwrap_or_else(|| rpt_generation::default_archive_root(recipe_path))
 }
 
 /// Takes the archive lock, saying who holds it while waiting.
@@ -140,87 +143,23 @@ fn lock(archive: &RecipeArchive) -> Result<ArchiveLock> {
     }
 }
 
-/// The generation directory `--generation` names, or the recipe's current one.
+/// The generation `--generation` names, or the one of the recipe as it is now built with the
+/// same selection as `rpt recompile` (one function names both, so they cannot disagree).
 fn find_generation(args: &PromoteArgs, name: &str) -> Result<PathBuf> {
-    find_generation_of(
-        &args.recipe,
-        args.gen_dir.as_deref(),
-        args.host.as_deref(),
-        args.generation.as_deref(),
-        name,
-    )
-}
-
-/// The generation directory of recipe `name` that `generation` names (a directory name in
-/// `gen/<name>/`, any unique prefix of it, or a path), or without one the recipe's current one.
-pub fn find_generation_of(
-    recipe_path: &Path,
-    gen_dir: Option<&Path>,
-    host: Option<&str>,
-    generation: Option<&str>,
-    name: &str,
-) -> Result<PathBuf> {
-    let gen_root = gen_dir.map_or_else(|| default_gen_root(recipe_path), Path::to_path_buf);
-    let recipe_gens = gen_root.join(name);
-    let Some(id) = generation else {
-        let text =
-            std::fs::read_to_string(recipe_path).with_context(|| format!("reading {}", recipe_path.display()))?;
-        let recipe = rpt_recipe::parse(recipe_path, &text)?;
-        let digest = rpt_recipe::digest(&recipe, &recipe.image_sha256);
-        let host = host.map_or_else(|| recipe.host.clone(), str::to_string);
-        let dir = recipe_gens.join(format!("{}-{host}", &digest[..16]));
-        if !dir.join(rpt_archive::MANIFEST_FILE).is_file() {
-            bail!(
-                "{}: there is no generation of the recipe as it is now ({}); run `rpt recompile {}` first",
-                recipe_path.display(),
-                dir.display(),
-                recipe_path.display()
-            );
-        }
-        return Ok(dir);
-    };
-    let as_path = PathBuf::from(id);
-    if as_path.join(rpt_archive::MANIFEST_FILE).is_file() {
-        return Ok(as_path);
-    }
-    let mut known = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(&recipe_gens) {
-        for entry in entries.flatten() {
-            let dir_name = entry.file_name().to_string_lossy().into_owned();
-            if entry.path().join(rpt_archive::MANIFEST_FILE).is_file() {
-                known.push(dir_name);
-            }
-        }
-    }
-    known.sort();
-    let matching: Vec<&String> = known.iter().filter(|k| k.starts_with(id)).collect();
-    match matching.as_slice() {
-        [one] => Ok(recipe_gens.join(one)),
-        [] => bail!(
-            "no generation `{id}` in {} (there: {})",
-            recipe_gens.display(),
-            if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            }
-        ),
-        many => bail!(
-            "`{id}` names several generations in {}: {}",
-            recipe_gens.display(),
-            many.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-        ),
-    }
+    let gen_root = args.gen_dir.root(&args.recipe);
+    Ok(match &args.generation {
+        Some(id) => rpt_generation::named_generation(&gen_root, name, id)?,
+        None => rpt_generation::current_generation(&gen_root, &args.recipe, &args.selection)?
+            .path()
+            .to_path_buf(),
+    })
 }
 
 /// `rpt promote`.
 pub fn promote(args: &PromoteArgs) -> Result<ExitCode> {
     let name = recipe_name(&args.recipe)?;
     let generation = find_generation(args, &name)?;
-    let root = args
-        .archive_dir
-        .clone()
-        .unwrap_or_else(|| project_dir(&args.recipe).join("archive"));
+    let root = archive_root(&args.archive_dir, &args.recipe);
     let archive = RecipeArchive::new(&root, &name);
     let delay = std::env::var("RPT_TEST_PROMOTE_DELAY_MS")
         .ok()
@@ -252,10 +191,7 @@ pub fn promote(args: &PromoteArgs) -> Result<ExitCode> {
 /// `rpt rollback`.
 pub fn rollback(args: &RollbackArgs) -> Result<ExitCode> {
     let name = recipe_name(&args.recipe)?;
-    let root = args
-        .archive_dir
-        .clone()
-        .unwrap_or_else(|| project_dir(&args.recipe).join("archive"));
+    let root = archive_root(&args.archive_dir, &args.recipe);
     let archive = RecipeArchive::new(&root, &name);
     if !archive.dir().is_dir() {
         bail!(
@@ -368,10 +304,9 @@ fn list(root: &Path, named: &Option<String>) -> Result<ExitCode> {
                     let binary = m.file_hash(&m.binary).map(short).unwrap_or("?");
                     let tail = if Some(version) == current { "  CURRENT" } else { "" };
                     println!(
-                        "{mark} {:<5} {}-{}  binary {binary}  {} files{tail}",
+                        "{mark} {:<5} {}  binary {binary}  {} files{tail}",
                         version.to_string(),
-                        m.recipe_digest.get(..16).unwrap_or(&m.recipe_digest),
-                        m.host,
+                        manifest_generation_name(&m),
                         m.files.len()
                     );
                 }
@@ -520,7 +455,7 @@ fn gc(root: &Path, named: &Option<String>, gen_dir: Option<&Path>, dry_run: bool
             removed += 1;
         }
         if let Some(gen_dir) = gen_dir {
-            for (path, version) in archive.archived_generations(&gen_dir.join(&name))? {
+            for (path, version) in archive.archived_generations(&recipe_generations(gen_dir, &name))? {
                 if !dry_run {
                     std::fs::remove_dir_all(&path).with_context(|| format!("removing {}", path.display()))?;
                 }

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
-use crate::{ProgressMode, RecompileArgs, archive, recompile};
+use crate::options::{CacheDirOption, GenDirOption};
+use crate::{ProgressMode, RecompileArgs, recompile};
 
 /// Arguments of `rpt bench`.
 #[derive(clap::Args, Debug)]
@@ -22,9 +23,8 @@ pub struct BenchArgs {
     /// What both programs read on standard input (with RECIPE --vs).
     #[arg(long, value_name = "TEXT", default_value = "", requires = "recipe")]
     pub input: String,
-    /// Where generations are (default: `gen/` beside the recipe's `recipes/` folder).
-    #[arg(long)]
-    pub gen_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub gen_dir: GenDirOption,
     /// The suite file (samples, configurations, pair rule).
     #[arg(long, default_value = "bench/suite.ron", conflicts_with = "recipe")]
     pub suite: PathBuf,
@@ -113,22 +113,22 @@ fn suite(args: &BenchArgs) -> Result<()> {
 
 /// Recompiles the recipe as it is now (A) and sets it against another generation (B).
 fn versus(args: &BenchArgs, recipe: &std::path::Path, vs: &str) -> Result<()> {
-    let name = archive::recipe_name(recipe)?;
+    let name = rpt_generation::recipe_name(recipe)?;
     let id = vs.strip_prefix("gen:").unwrap_or(vs);
-    let other = archive::find_generation_of(recipe, args.gen_dir.as_deref(), None, Some(id), &name)
+    let other = rpt_generation::named_generation(&args.gen_dir.root(recipe), &name, id)
         .with_context(|| format!("--vs {vs}"))?;
-    let b = other.join("bin").join(&name);
+    let binary = rpt_generation::layout::binary_path(&name);
+    let b = other.join(&binary);
     if !b.is_file() {
-        bail!("--vs {vs}: {} has no binary bin/{name}", other.display());
+        bail!("--vs {vs}: {} has no binary {binary}", other.display());
     }
+    // A is the recipe as written: the recipe's own host, CPU model and passes.
     let built = recompile::recompile(&RecompileArgs {
         recipe: recipe.to_path_buf(),
-        host: None,
-        host_cpu: None,
+        selection: Default::default(),
         gen_dir: args.gen_dir.clone(),
-        cache_dir: None,
+        cache: CacheDirOption::default(),
         progress: ProgressMode::Auto,
-        passes: None,
         report: false,
         stats: None,
     })?;

@@ -8,6 +8,7 @@ mod bench;
 mod builtin;
 mod hosts;
 mod init_pass;
+mod options;
 mod plugins;
 mod progress;
 mod rebuild;
@@ -48,25 +49,16 @@ pub enum ProgressMode {
 pub struct RecompileArgs {
     /// The recipe (a .ron file).
     pub recipe: PathBuf,
-    /// Build for this host instead of the recipe's (`rpt hosts` lists them).
-    #[arg(long)]
-    pub host: Option<String>,
-    /// Build for this CPU model of the host instead of the recipe's or the host's default.
-    #[arg(long)]
-    pub host_cpu: Option<String>,
-    /// Where generations go (default: `gen/` beside the recipe's `recipes/` folder).
-    #[arg(long)]
-    pub gen_dir: Option<PathBuf>,
-    /// Where compiled objects are cached (default: $RPT_CACHE_DIR, else ~/.cache/rpt).
-    #[arg(long)]
-    pub cache_dir: Option<PathBuf>,
+    /// The recipe's host, CPU model and passes as this build changes them (`promote` takes the same).
+    #[command(flatten)]
+    pub selection: rpt_generation::Selection,
+    #[command(flatten)]
+    pub gen_dir: options::GenDirOption,
+    #[command(flatten)]
+    pub cache: options::CacheDirOption,
     /// Progress bars.
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
     pub progress: ProgressMode,
-    /// Run these passes instead of the recipe's (comma-separated, in order; an empty list runs
-    /// none), as if the recipe listed them without parameters. The generation's digest follows.
-    #[arg(long, value_delimiter = ',')]
-    pub passes: Option<Vec<String>>,
     /// Print the passes' reports (such as the flag-ABI audit), which the manifest also records.
     #[arg(long)]
     pub report: bool,
@@ -173,4 +165,63 @@ fn convert_image(guest: &str, input: &std::path::Path, output: &std::path::Path)
         .with_context(|| format!("converting {} for the {guest} guest", input.display()))?;
     std::fs::write(output, image).with_context(|| format!("writing {}", output.display()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `rpt <command> demo-x86.ron <flags>` chooses for the recipe's host, CPU model and passes.
+    fn selection_of(command: &str, flags: &[&str]) -> rpt_generation::Selection {
+        let argv = ["rpt", command, "recipes/demo-x86.ron"]
+            .into_iter()
+            .chain(flags.iter().copied());
+        let cli = Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("rpt {command} {flags:?}: {e}"));
+        match cli.command {
+            Command::Recompile { args } | Command::Run { args, .. } => args.selection,
+            Command::Promote(args) => args.selection,
+            _ => panic!("{command} is not a command that names a generation"),
+        }
+    }
+
+    /// `rpt promote` must look for the very generation `rpt recompile` (and `rpt run`) wrote with the
+    /// same flags; with `--host` another host's (issue 15: it once looked for the recipe's digest).
+    #[test]
+    fn promote_names_the_generation_recompile_and_run_write_under_the_same_flags() {
+        let recipe_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../recipes/demo-x86.ron");
+        let text = std::fs::read_to_string(&recipe_path).expect("the demo recipe");
+        let recipe = rpt_recipe::parse(&recipe_path, &text).expect("the demo recipe parses");
+        let name = |selection: &rpt_generation::Selection| {
+            rpt_generation::effective_recipe(recipe.clone(), selection)
+                .expect("a valid selection")
+                .generation_name()
+        };
+        let own = name(&rpt_generation::Selection::default());
+        let flag_sets: &[&[&str]] = &[
+            &[],
+            &["--host", "aarch64"],
+            &["--host", "loongarch64"],
+            &[
+                "--host",
+                "aarch64",
+                "--host-cpu",
+                "cortex-a53",
+                "--passes",
+                "flag-abi,memarg",
+            ],
+            &["--host-cpu", "znver3"],
+            &["--passes", "flag-abi"],
+        ];
+        for flags in flag_sets {
+            let recompiled = name(&selection_of("recompile", flags));
+            assert_eq!(name(&selection_of("run", flags)), recompiled, "{flags:?}");
+            assert_eq!(name(&selection_of("promote", flags)), recompiled, "{flags:?}");
+            let host = flags
+                .iter()
+                .position(|f| *f == "--host")
+                .map_or("x86-64", |i| flags[i + 1]);
+            assert!(recompiled.ends_with(&format!("-{host}")), "{recompiled}");
+            assert_eq!(recompiled == own, flags.is_empty(), "{flags:?}: {recompiled}");
+        }
+    }
 }

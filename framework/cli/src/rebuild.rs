@@ -7,21 +7,16 @@
 //! recorded, the rebuilt binary must be byte-identical to the recorded one, else it is an error;
 //! with another compiler the binary is built and the difference reported, not judged.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, anyhow, bail};
 use rpt_api::CompilerSettings;
-use rpt_archive::{MANIFEST_HASH_FILE, Manifest, PluginEntry, hash_bytes, verify_archived, verify_generation};
-use rpt_build::{CompileJob, ObjectCache, Toolchain};
+use rpt_archive::{MANIFEST_HASH_FILE, Manifest, hash_bytes, verify_archived, verify_generation};
+use rpt_build::{ObjectCache, Toolchain};
 
 use crate::builtin;
-
-/// Include directories of every generation, relative to it.
-pub const INCLUDE_DIRS: &[&str] = &["src", "src/runtime", "src/guest"];
-
-/// Where a recipe's own C files (override bodies) go, relative to `src/`.
-pub const OVERRIDES_DIR: &str = "overrides";
+use crate::options::CacheDirOption;
 
 /// Options of `rpt build`.
 #[derive(clap::Args, Clone, Debug)]
@@ -31,38 +26,11 @@ pub struct BuildArgs {
     /// Where objects and the binary go (default: `gen/<recipe>/rebuild-<vN or id>` in the project).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Where compiled objects are cached (default: $RPT_CACHE_DIR, else ~/.cache/rpt).
-    #[arg(long)]
-    pub cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub cache: CacheDirOption,
     /// Compile every object afresh instead of taking it from the cache.
     #[arg(long)]
     pub no_cache: bool,
-}
-
-/// The part of every object's cache key beyond its own text: the headers it may include (path
-/// relative to `src/` and sha256, sorted by path), the emitter and runtime hashes and the plugins.
-/// `rpt recompile` and `rpt build` compute it the same way, so a rebuild reuses cached objects.
-pub fn object_key_extra(headers: &[(String, String)], emitter: &str, runtime: &str, plugins: &[PluginEntry]) -> String {
-    let mut key = String::new();
-    for (path, hash) in headers {
-        key.push_str(&format!("{path}={hash}\n"));
-    }
-    key.push_str(&format!("emitter={emitter}\nruntime={runtime}\n"));
-    for p in plugins {
-        key.push_str(&format!("{}:{}={}\n", p.kind, p.name, p.hash));
-    }
-    key
-}
-
-/// `gen/<recipe>/rebuild-<id>` in the project holding `archive/<recipe>/<id>` (or `gen/<recipe>/<id>`).
-fn default_out(dir: &Path, recipe: &str) -> Option<PathBuf> {
-    let id = dir.file_name()?.to_string_lossy().into_owned();
-    let recipe_dir = dir.parent()?;
-    if recipe_dir.file_name()? != recipe {
-        return None;
-    }
-    let project = recipe_dir.parent()?.parent()?;
-    Some(project.join("gen").join(recipe).join(format!("rebuild-{id}")))
 }
 
 /// Rebuilds the generation and compares the binary with the recorded one.
@@ -110,49 +78,28 @@ pub fn build(args: &BuildArgs) -> Result<ExitCode> {
     let toolchain = Toolchain::probe(settings)?;
     let out = match &args.out {
         Some(out) => out.clone(),
-        None => default_out(dir, &manifest.recipe)
+        None => rpt_generation::default_rebuild_dir(dir, &manifest.recipe)
             .ok_or_else(|| anyhow!("{}: say where the rebuild goes with --out", dir.display()))?,
     };
-
-    let headers: Vec<(String, String)> = manifest
-        .files
-        .iter()
-        .filter(|f| f.path.ends_with(".h"))
-        .filter_map(|f| f.path.strip_prefix("src/").map(|p| (p.to_string(), f.sha256.clone())))
-        .collect();
-    let key_extra = object_key_extra(
-        &headers,
-        &manifest.emitter_hash,
-        &manifest.runtime_hash,
-        &manifest.plugins,
-    );
-    let jobs: Vec<CompileJob> = manifest
-        .compile_units
-        .iter()
-        .map(|unit| CompileJob {
-            name: unit.strip_prefix("src/").unwrap_or(unit).to_string(),
-            source: dir.join(unit),
-            key_extra: key_extra.clone(),
-        })
-        .collect();
-    let include_dirs: Vec<PathBuf> = manifest.include_dirs.iter().map(|d| dir.join(d)).collect();
     let fresh_cache;
     let cache_dir = if args.no_cache {
         fresh_cache = tempfile::tempdir().context("creating a temporary object cache")?;
         fresh_cache.path().to_path_buf()
     } else {
-        args.cache_dir.clone().unwrap_or_else(ObjectCache::default_dir)
+        args.cache.dir()
     };
     let cache = ObjectCache::open(cache_dir)?;
-    let report = rpt_build::compile_all(&toolchain, &cache, &jobs, &include_dirs, &out.join("obj"), &|_| {})?;
-    let binary = out.join(&manifest.binary);
-    rpt_build::link(&toolchain, &report.objects, &binary)?;
-    let bytes = std::fs::read(&binary).with_context(|| format!("reading {}", binary.display()))?;
+    let linked = rpt_generation::compile_and_link(&manifest, dir, &out, &toolchain, &cache, &|_| {})?;
+    let binary = &linked.binary;
+    let bytes = std::fs::read(binary).with_context(|| format!("reading {}", binary.display()))?;
     let actual = hash_bytes(&bytes);
     let recorded = manifest.file_hash(&manifest.binary).unwrap_or_default().to_string();
 
     eprintln!("rpt: rebuilt {} into {}", dir.display(), binary.display());
-    eprintln!("  objects: {} compiled, {} reused", report.compiled, report.reused);
+    eprintln!(
+        "  objects: {} compiled, {} reused",
+        linked.report.compiled, linked.report.reused
+    );
     if toolchain.identity() != manifest.compiler {
         eprintln!(
             "  compiler differs: recorded `{}`, here `{}`; the binary was not compared (sha256 {actual})",
