@@ -25,8 +25,8 @@ pub use host::{
     Purpose, Requirement, Runner,
 };
 pub use pass::{
-    BatchContext, Codegen, FunctionContext, ParamValue, PassError, PassParams, PassPlugin, ProgramAnalysis,
-    refuse_params,
+    BatchContext, Codegen, FunctionContext, FunctionPass, ParamValue, PassError, PassParams, PassPlugin,
+    ProgramAnalysis, refuse_params,
 };
 
 /// A plugin as rpt registers it. Every plugin crate offers `pub fn plugin() -> rpt_api::Plugin`;
@@ -43,14 +43,18 @@ pub enum Plugin {
 }
 
 /// The [`PluginInfo`] of the crate it is written in: `name`, the crate's version, and the hash of
-/// its sources that its build script exports as `RPT_SOURCE_HASH` (`rpt-source-hash`).
+/// its sources that its build script exports as `RPT_SOURCE_HASH` (`rpt-source-hash`), or with
+/// `hash = ...` another one (a test plugin without that build script).
 #[macro_export]
 macro_rules! plugin_info {
     ($name:expr) => {
+        $crate::plugin_info!($name, hash = env!("RPT_SOURCE_HASH"))
+    };
+    ($name:expr, hash = $hash:expr) => {
         $crate::PluginInfo {
             name: ::std::string::ToString::to_string($name),
             version: env!("CARGO_PKG_VERSION").to_string(),
-            hash: env!("RPT_SOURCE_HASH").to_string(),
+            hash: ::std::string::ToString::to_string($hash),
         }
     };
 }

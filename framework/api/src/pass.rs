@@ -164,3 +164,31 @@ pub trait PassPlugin: Send + Sync {
         Ok(())
     }
 }
+
+/// A pass that is one function over one function: no parameters (any given are refused), no
+/// whole-program analysis, no code-generation choices. Small passes and test plugins are this.
+#[derive(Clone, Copy, Debug)]
+pub struct FunctionPass {
+    /// What [`PassPlugin::info`] answers (`rpt_api::plugin_info!(NAME)` for a crate with a source hash).
+    pub info: fn() -> PluginInfo,
+    /// The transformation.
+    pub run: fn(&mut Function, &FunctionContext<'_>) -> Result<(), PassError>,
+}
+
+impl PassPlugin for FunctionPass {
+    fn info(&self) -> PluginInfo {
+        (self.info)()
+    }
+
+    fn check_params(&self, params: &PassParams) -> Result<(), PassError> {
+        refuse_params(&(self.info)().name, params)
+    }
+
+    fn analyzes(&self) -> bool {
+        false
+    }
+
+    fn run(&self, func: &mut Function, cx: &FunctionContext<'_>, _params: &PassParams) -> Result<(), PassError> {
+        (self.run)(func, cx)
+    }
+}

@@ -26,36 +26,22 @@
 pub mod abi;
 mod region;
 
-use rpt_api::{FunctionContext, PassError, PassParams, PassPlugin, PluginInfo};
+use rpt_api::FunctionPass;
 use rpt_ir::Function;
 
 /// The pass's name in recipes and manifests.
 pub const NAME: &str = "x87-regions";
 
 /// The x87-regions pass. It takes no parameters.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct X87RegionsPass;
-
-impl PassPlugin for X87RegionsPass {
-    fn check_params(&self, params: &PassParams) -> Result<(), PassError> {
-        rpt_api::refuse_params(NAME, params)
-    }
-
-    fn analyzes(&self) -> bool {
-        false
-    }
-
-    fn run(&self, func: &mut Function, cx: &FunctionContext<'_>, _params: &PassParams) -> Result<(), PassError> {
+pub const PASS: FunctionPass = FunctionPass {
+    info: || rpt_api::plugin_info!(NAME),
+    run: |func, cx| {
         if let Some(unit) = abi::Unit::find(cx.state, cx.helpers) {
             region::run(func, cx.state, &unit);
         }
         Ok(())
-    }
-
-    fn info(&self) -> PluginInfo {
-        rpt_api::plugin_info!(NAME)
-    }
-}
+    },
+};
 
 /// Runs the pass over one function outside the plugin machinery (tests, benchmarks); returns the
 /// number of regions it rewrote, or `None` when the guest lacks the x87 slots and helpers.
@@ -70,5 +56,5 @@ pub fn run_on_function(
 
 /// This pass as rpt registers it (`framework/cli/Cargo.toml` lists the built-in ones).
 pub fn plugin() -> rpt_api::Plugin {
-    rpt_api::Plugin::Pass(std::sync::Arc::new(X87RegionsPass))
+    rpt_api::Plugin::Pass(std::sync::Arc::new(PASS))
 }
