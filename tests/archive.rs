@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use rpt_tests::{build_native_i386, rpt_binary, sha256_file, stderr_of, workspace_root};
+use rpt_testkit::Rng;
+use rpt_tests::{build_native_i386, read_tree, rpt_binary, sha256_file, stderr_of, workspace_root};
 
 /// A project folder of its own (recipes/, images/, gen/, archive/) holding a copy of the demo recipe.
 struct Project {
@@ -148,34 +149,15 @@ fn stdout_of(out: &Output) -> String {
 /// Files with their bytes, by relative path.
 type Tree = Vec<(String, Vec<u8>)>;
 
-/// Every file under `root` with its bytes, by relative path.
-fn tree(root: &Path) -> Tree {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in fs::read_dir(&dir).expect("readable dir").flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let rel = path.strip_prefix(root).expect("under root").display().to_string();
-                out.push((rel, fs::read(&path).expect("readable file")));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// Checks, independently of rpt's own verify, that the archived version at `version` is a complete
 /// copy of the generation at `generation`: the same files with the same bytes (the object cache
 /// left out), plus `manifest.sha256` holding the manifest's hash.
 fn assert_complete_copy(version: &Path, generation: &Path) {
-    let expected: Vec<(String, Vec<u8>)> = tree(generation)
+    let expected: Vec<(String, Vec<u8>)> = read_tree(generation)
         .into_iter()
         .filter(|(p, _)| !p.starts_with("obj/"))
         .collect();
-    let mut found = tree(version);
+    let mut found = read_tree(version);
     let sidecar = found
         .iter()
         .position(|(p, _)| p == "manifest.sha256")
@@ -411,16 +393,18 @@ fn rebuilding_an_archived_version_twice_gives_identical_binaries_without_the_ima
     assert!(p.path().join("gen/demo-x86/rebuild-v1/bin/demo-x86").is_file());
 }
 
-/// A small deterministic generator for the kill delays (xorshift64*), so a failure can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-    }
+/// `rpt promote` of the project's demo recipe started in the background, sleeping `delay_ms` after
+/// each file it copies, with its output sent to `output()`.
+fn slow_promote(p: &Project, delay_ms: u32, output: fn() -> Stdio) -> std::process::Child {
+    Command::new(rpt_binary())
+        .args(["promote", "recipes/demo-x86.ron"])
+        .current_dir(p.path())
+        .env("CI", "1")
+        .env("RPT_TEST_PROMOTE_DELAY_MS", delay_ms.to_string())
+        .stdout(output())
+        .stderr(output())
+        .spawn()
+        .expect("rpt starts")
 }
 
 #[test]
@@ -428,18 +412,8 @@ fn a_promote_killed_at_random_points_never_leaves_a_partial_version_nor_loses_on
     const TRIALS: usize = 50;
     let p = Project::new();
     let generation = p.recompile();
-    let spawn = || {
-        Command::new(rpt_binary())
-            .args(["promote", "recipes/demo-x86.ron"])
-            .current_dir(p.path())
-            .env("CI", "1")
-            // Each of the ~17 files takes at least 6 ms to copy, so the copy is a wide window.
-            .env("RPT_TEST_PROMOTE_DELAY_MS", "6")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("rpt starts")
-    };
+    // Each of the ~17 files takes at least 6 ms to copy, so the copy is a wide window.
+    let spawn = || slow_promote(&p, 6, Stdio::null);
     // One whole promote, timed, so the kills spread over its real length on this machine.
     let started = std::time::Instant::now();
     assert!(spawn().wait().expect("wait").success(), "an unkilled promote fails");
@@ -454,7 +428,7 @@ fn a_promote_killed_at_random_points_never_leaves_a_partial_version_nor_loses_on
             .expect("archive dir")
             .flatten()
             .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp-v"))
-            .map(|e| (e.file_name().to_string_lossy().into_owned(), tree(&e.path())))
+            .map(|e| (e.file_name().to_string_lossy().into_owned(), read_tree(&e.path())))
             .filter(|(_, files)| !files.is_empty())
             .collect();
         out.sort();
@@ -524,17 +498,7 @@ fn a_promote_killed_at_random_points_never_leaves_a_partial_version_nor_loses_on
 fn two_concurrent_promotes_make_two_complete_versions() {
     let p = Project::new();
     let generation = p.recompile();
-    let spawn = || {
-        Command::new(rpt_binary())
-            .args(["promote", "recipes/demo-x86.ron"])
-            .current_dir(p.path())
-            .env("CI", "1")
-            .env("RPT_TEST_PROMOTE_DELAY_MS", "15")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("rpt starts")
-    };
+    let spawn = || slow_promote(&p, 15, Stdio::piped);
     let (first, second) = (spawn(), spawn());
     let (first_pid, second_pid) = (first.id(), second.id());
     let (a, b) = (

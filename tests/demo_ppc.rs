@@ -63,17 +63,7 @@ fn check_sample(name: &str) {
     } else {
         qemu(&elf)
     };
-    let convert = rpt(&[
-        "convert-image",
-        "ppc-dol",
-        elf.to_str().expect("utf-8"),
-        dol.to_str().expect("utf-8"),
-    ]);
-    assert!(
-        convert.status.success(),
-        "rpt convert-image failed:\n{}",
-        stderr_of(&convert)
-    );
+    convert_to_dol(&elf, &dol);
     let recipe = dir.path().join(format!("{name}.ron"));
     std::fs::write(
         &recipe,
@@ -91,6 +81,21 @@ fn check_sample(name: &str) {
         &[],
     );
     assert_same(name, &oracle, &ours);
+}
+
+/// `rpt convert-image ppc-dol ELF DOL`, which must succeed.
+fn convert_to_dol(elf: &Path, dol: &Path) {
+    let convert = rpt(&[
+        "convert-image",
+        "ppc-dol",
+        elf.to_str().expect("utf-8"),
+        dol.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        convert.status.success(),
+        "rpt convert-image failed:\n{}",
+        stderr_of(&convert)
+    );
 }
 
 #[test]
@@ -153,17 +158,7 @@ fn mem1_and_its_uncached_mirror_are_one_memory() {
         .status()
         .expect("powerpc-linux-gnu-gcc runs");
     assert!(status.success(), "building mem1_mirror.S failed");
-    let convert = rpt(&[
-        "convert-image",
-        "ppc-dol",
-        elf.to_str().expect("utf-8"),
-        dol.to_str().expect("utf-8"),
-    ]);
-    assert!(
-        convert.status.success(),
-        "rpt convert-image failed:\n{}",
-        stderr_of(&convert)
-    );
+    convert_to_dol(&elf, &dol);
     let recipe = dir.path().join("mirror.ron");
     std::fs::write(
         &recipe,

@@ -1,10 +1,9 @@
 //! The bundled demo: recompiled from its PE, it prints exactly what the same source prints natively on i386.
 
-use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use rpt_tests::{build_native_i386, object_counts, rpt_in, stderr_of, workspace_root};
+use rpt_tests::{build_native_i386, object_counts, read_tree, rpt_in, stderr_of, workspace_root};
 
 const RECIPE: &str = "recipes/demo-x86.ron";
 
@@ -35,24 +34,6 @@ fn demo_output_is_byte_identical_to_native_i386() {
         oracle.status.code(),
         "exit codes differ; rpt said:\n{stderr}"
     );
-}
-
-fn read_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in fs::read_dir(&dir).expect("readable dir").flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let rel = path.strip_prefix(root).expect("under root").display().to_string();
-                out.push((rel, fs::read(&path).expect("readable file")));
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 #[test]

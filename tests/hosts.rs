@@ -126,6 +126,20 @@ fn an_unknown_cpu_model_is_named_at_its_recipe_line() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// rpt with `args`, generations and objects in `dir`, and only `path` on PATH.
+fn rpt_with_path(dir: &Path, path: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(rpt_binary())
+        .args(args)
+        .arg("--gen-dir")
+        .arg(dir.join("gen"))
+        .arg("--cache-dir")
+        .arg(dir.join("cache"))
+        .env("PATH", path)
+        .env("CI", "1")
+        .output()
+        .expect("rpt starts")
+}
+
 #[test]
 fn a_missing_toolchain_names_the_package_to_install() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -133,15 +147,7 @@ fn a_missing_toolchain_names_the_package_to_install() {
     // A PATH with nothing on it: clang-19 (and qemu) cannot be found.
     let empty = dir.path().join("empty-path");
     fs::create_dir_all(&empty).expect("mkdir");
-    let out = std::process::Command::new(rpt_binary())
-        .args(["recompile", &recipe, "--host", "aarch64", "--gen-dir"])
-        .arg(dir.path().join("gen"))
-        .arg("--cache-dir")
-        .arg(dir.path().join("cache"))
-        .env("PATH", &empty)
-        .env("CI", "1")
-        .output()
-        .expect("rpt starts");
+    let out = rpt_with_path(dir.path(), &empty, &["recompile", &recipe, "--host", "aarch64"]);
     let stderr = stderr_of(&out);
     assert!(!out.status.success());
     assert!(
@@ -152,15 +158,7 @@ fn a_missing_toolchain_names_the_package_to_install() {
     let bin = dir.path().join("only-clang");
     fs::create_dir_all(&bin).expect("mkdir");
     std::os::unix::fs::symlink("/usr/bin/clang-19", bin.join("clang-19")).expect("symlink clang-19");
-    let out = std::process::Command::new(rpt_binary())
-        .args(["run", &recipe, "--host", "loongarch64", "--gen-dir"])
-        .arg(dir.path().join("gen"))
-        .arg("--cache-dir")
-        .arg(dir.path().join("cache"))
-        .env("PATH", &bin)
-        .env("CI", "1")
-        .output()
-        .expect("rpt starts");
+    let out = rpt_with_path(dir.path(), &bin, &["run", &recipe, "--host", "loongarch64"]);
     let stderr = stderr_of(&out);
     assert!(stderr.contains("rpt: recompiled"), "{stderr}");
     assert!(

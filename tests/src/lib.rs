@@ -124,3 +124,22 @@ pub fn build_pe(source: &Path, output: &Path, extra: &[&str]) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Every file under `root` with its bytes, by relative path, sorted.
+pub fn read_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("readable dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(root).expect("under root").display().to_string();
+                out.push((rel, std::fs::read(&path).expect("readable file")));
+            }
+        }
+    }
+    out.sort();
+    out
+}

@@ -97,6 +97,13 @@ pub trait CaseTargets {
     fn case_targets(&self) -> &[GuestAddr];
 }
 
+/// A table that is no more than its case targets.
+impl CaseTargets for Vec<GuestAddr> {
+    fn case_targets(&self) -> &[GuestAddr] {
+        self
+    }
+}
+
 /// A guest's instruction set as discovery sees it.
 pub trait Isa: Sized {
     /// A decoded instruction.

@@ -131,3 +131,25 @@ pub fn lifted_text(lifted: &LiftResult, state: &StateDesc) -> Result<String, Str
     out.push_str(&ir);
     Ok(out)
 }
+
+/// Runs the golden lift files in `dir` whose kind is `kind` (`lift x86`): each case's code, the
+/// hexadecimal bytes on its `field` line, is placed at `addr` in a segment named `segment` and
+/// lifted by `plugin` as one function with default options; its listing and IR are the output.
+pub fn run_lift_goldens(
+    dir: &std::path::Path,
+    plugin: &dyn GuestPlugin,
+    kind: &str,
+    field: &str,
+    segment: &str,
+    addr: u64,
+) {
+    let options = GuestOptions::new();
+    let state = plugin.state(&options);
+    crate::filetest::run(dir, kind, |case| {
+        let line = case.field(field).ok_or_else(|| format!("no `{field}` line"))?;
+        let image = code_image(segment, addr, &hex_bytes(line)?);
+        let entry = GuestAddr(addr);
+        let lifted = lift_verified(plugin, &image, entry, &BTreeSet::from([entry]), &options);
+        Ok(crate::filetest::single(lifted_text(&lifted, &state)?))
+    });
+}

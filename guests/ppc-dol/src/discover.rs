@@ -13,7 +13,7 @@
 
 use std::collections::BTreeSet;
 
-use rpt_api::discover::{self, CallFlow, CaseTargets, Flow};
+use rpt_api::discover::{self, CallFlow, Flow};
 use rpt_api::{Discovery, GuestImage, Seeds};
 use rpt_ir::GuestAddr;
 
@@ -27,13 +27,6 @@ pub(crate) enum Failure {
     NotCode,
     /// No decoder row matches this word.
     Unknown(u32),
-}
-
-/// A recognised jump table: the `bctr` goes to one of these targets.
-#[derive(Clone, Debug)]
-pub(crate) struct JumpTable {
-    /// The case targets, deduplicated and sorted.
-    pub(crate) targets: Vec<GuestAddr>,
 }
 
 /// Reads the instruction at `addr`, if it lies in an executable section.
@@ -62,17 +55,12 @@ pub(crate) type FunctionCfg = discover::FunctionCfg<Ppc>;
 /// The PowerPC instruction set: the decoder table and its rows' control flow.
 pub(crate) struct Ppc;
 
-impl CaseTargets for JumpTable {
-    fn case_targets(&self) -> &[GuestAddr] {
-        &self.targets
-    }
-}
-
 impl discover::Isa for Ppc {
     type Insn = Insn;
     type Context = ();
     type Failure = Failure;
-    type JumpTable = JumpTable;
+    /// A recognised jump table: the case targets the `bctr` goes to, deduplicated and sorted.
+    type JumpTable = Vec<GuestAddr>;
     /// Constants built in registers along the run (lis, then addi or ori), for function pointers.
     type Run = [Option<u32>; 32];
 
@@ -113,7 +101,7 @@ impl discover::Isa for Ppc {
         })
     }
 
-    fn jump_table(&self, image: &GuestImage, cfg: &FunctionCfg, at: GuestAddr) -> Option<JumpTable> {
+    fn jump_table(&self, image: &GuestImage, cfg: &FunctionCfg, at: GuestAddr) -> Option<Vec<GuestAddr>> {
         recognise_jump_table(image, cfg, at)
     }
 
@@ -171,7 +159,7 @@ fn track_constant(
 /// Recognises gcc's jump-table sequence ending in the `bctr` at `at`:
 /// `cmplwi crN,rI,K; ...; lis rB,T@ha; addi rB,rB,T@l; lwzx rE,rB,rX; [add rT,rE,rB;] mtctr rT; bctr`,
 /// with absolute entries, or entries relative to the table when the `add` is there.
-fn recognise_jump_table(image: &GuestImage, cfg: &FunctionCfg, at: GuestAddr) -> Option<JumpTable> {
+fn recognise_jump_table(image: &GuestImage, cfg: &FunctionCfg, at: GuestAddr) -> Option<Vec<GuestAddr>> {
     // The straight-line window before the bctr (within its run of decoded instructions).
     let mut window = Vec::new();
     let mut pc = at.0;
@@ -229,9 +217,7 @@ fn recognise_jump_table(image: &GuestImage, cfg: &FunctionCfg, at: GuestAddr) ->
         }
         targets.insert(target);
     }
-    Some(JumpTable {
-        targets: targets.into_iter().collect(),
-    })
+    Some(targets.into_iter().collect())
 }
 
 /// Finds every function reachable from the image's entry and the seeds, plus the weak candidates

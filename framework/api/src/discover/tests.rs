@@ -30,15 +30,6 @@ struct ToyInsn {
     operands: Vec<u8>,
 }
 
-#[derive(Clone, Debug)]
-struct Table(Vec<GuestAddr>);
-
-impl CaseTargets for Table {
-    fn case_targets(&self) -> &[GuestAddr] {
-        &self.0
-    }
-}
-
 fn target(byte: u8) -> GuestAddr {
     GuestAddr(CODE + u64::from(byte))
 }
@@ -47,7 +38,7 @@ impl Isa for Toy {
     type Insn = ToyInsn;
     type Context = bool;
     type Failure = String;
-    type JumpTable = Table;
+    type JumpTable = Vec<GuestAddr>;
     type Run = ();
 
     fn decode(&self, image: &GuestImage, at: GuestAddr, wide: bool) -> Result<(ToyInsn, GuestAddr), String> {
@@ -106,9 +97,9 @@ impl Isa for Toy {
         })
     }
 
-    fn jump_table(&self, _image: &GuestImage, cfg: &FunctionCfg<Self>, at: GuestAddr) -> Option<Table> {
+    fn jump_table(&self, _image: &GuestImage, cfg: &FunctionCfg<Self>, at: GuestAddr) -> Option<Vec<GuestAddr>> {
         let insn = cfg.insns.get(&at)?;
-        Some(Table(insn.operands[1..].iter().map(|&b| target(b)).collect()))
+        Some(insn.operands[1..].iter().map(|&b| target(b)).collect())
     }
 
     fn external(&self, addr: GuestAddr) -> Option<CallFlow> {
@@ -163,6 +154,22 @@ fn addrs(list: &[u64]) -> BTreeSet<GuestAddr> {
     list.iter().map(|&a| GuestAddr(CODE + a)).collect()
 }
 
+/// Discovery of `img`, which must say nothing.
+fn discover_cleanly(img: &GuestImage) -> Found<bool> {
+    let found = discover(&Toy, img, &Seeds::default());
+    assert!(
+        found.discovery.diagnostics.is_empty(),
+        "{:?}",
+        found.discovery.diagnostics
+    );
+    found
+}
+
+/// The CFG of the image's entry among the functions found.
+fn walk_entry(img: &GuestImage, found: Found<bool>) -> FunctionCfg<Toy> {
+    Walker::new(&Toy, img, Cow::Owned(found.discovery.functions)).walk(GuestAddr(CODE))
+}
+
 #[test]
 fn a_routine_entered_in_two_modes_is_two_functions_decoded_apart() {
     // 0x00: call 0x10; wide; call 0x10; ret.   0x10: imm <operand>; ret.
@@ -201,15 +208,9 @@ fn code_after_a_call_that_never_returns_is_not_walked() {
     // 0x00: call 0x08; <garbage>.  0x08: call exit (an import that never returns); <garbage>.
     let code = [CALL, 0x08, 0xee, 0xee, 0xee, 0xee, 0xee, 0xee, CALL_EXIT, 0xee];
     let img = image(&code, &[]);
-    let found = discover(&Toy, &img, &Seeds::default());
+    let found = discover_cleanly(&img);
     assert_eq!(found.discovery.functions, addrs(&[0x00, 0x08]));
-    assert!(
-        found.discovery.diagnostics.is_empty(),
-        "{:?}",
-        found.discovery.diagnostics
-    );
-    let walker = Walker::new(&Toy, &img, Cow::Owned(found.discovery.functions));
-    let cfg = walker.walk(GuestAddr(CODE));
+    let cfg = walk_entry(&img, found);
     assert!(cfg.is_noreturn_call(GuestAddr(CODE)));
     assert!(!cfg.may_return);
 }
@@ -271,15 +272,9 @@ fn jump_table_cases_are_blocks_and_not_candidates() {
     code.extend([RET, NOP, RET]);
     let data = [(CODE + 0x08) as u32, (CODE + 0x0a) as u32];
     let img = image(&code, &data);
-    let found = discover(&Toy, &img, &Seeds::default());
+    let found = discover_cleanly(&img);
     assert_eq!(found.discovery.functions, addrs(&[0x00]));
-    assert!(
-        found.discovery.diagnostics.is_empty(),
-        "{:?}",
-        found.discovery.diagnostics
-    );
-    let walker = Walker::new(&Toy, &img, Cow::Owned(found.discovery.functions));
-    let cfg = walker.walk(GuestAddr(CODE));
+    let cfg = walk_entry(&img, found);
     assert_eq!(
         cfg.block_starts.keys().copied().collect::<BTreeSet<_>>(),
         addrs(&[0x00, 0x08, 0x0a])

@@ -156,7 +156,7 @@ pub(crate) fn lift_control(
             } else if is_lr {
                 lx.block_with(Terminator::Return)
             } else if let Some(table) = cfg.jump_tables.get(&insn.addr) {
-                jump_table_block(lx, cfg, blocks, &table.targets, target)
+                jump_table_block(lx, cfg, blocks, table, target)
             } else {
                 lx.block_with(Terminator::TailCall {
                     target: CallTarget::Indirect(target),
