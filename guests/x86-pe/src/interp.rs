@@ -160,7 +160,7 @@ impl<T: CInt> IntoResult for T {
 macro_rules! x87_helpers {
     ($($name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)?;)*) => {
         /// x87.c as generations compile it by default.
-        mod f80 {
+        mod model_f80 {
             use super::Cpu;
             unsafe extern "C" {
                 $(
@@ -171,7 +171,7 @@ macro_rules! x87_helpers {
         }
 
         /// x87.c under `RPT_X87_F64`, its names prefixed by `build.rs`.
-        mod f64 {
+        mod model_f64 {
             use super::Cpu;
             unsafe extern "C" {
                 $(
@@ -199,9 +199,9 @@ macro_rules! x87_helpers {
                         // SAFETY: `cpu` is a live, exclusively borrowed struct laid out as the C
                         // side's `struct cpu` (`layout_agrees` checked it before any call), and the
                         // helper touches only that struct and its arguments.
-                        Model::F80 => unsafe { f80::$name(cpu $(, $arg)*) },
+                        Model::F80 => unsafe { model_f80::$name(cpu $(, $arg)*) },
                         // SAFETY: as for the f80 model; the f64 copy sees the same struct.
-                        Model::F64 => unsafe { f64::$name(cpu $(, $arg)*) },
+                        Model::F64 => unsafe { model_f64::$name(cpu $(, $arg)*) },
                     };
                     Some(Ok(result.into_result()))
                 })*
