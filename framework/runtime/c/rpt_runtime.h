@@ -226,6 +226,25 @@ static inline uint8_t *rpt_guest_ptr(uint8_t *mb, uint64_t addr)
 	return mb + (addr & RPT_GUEST_ADDR_MASK);
 }
 
+#ifdef RPT_INTERPRETER
+/* A guest crate compiles its helper C into itself for rpt's IR interpreter (its build script and
+ * interpreter cpu.h, docs/c-abi.md "Helpers in the interpreter"): there, guest memory is the
+ * interpreter's, and every access below goes to these two functions of the crate's Rust side,
+ * which read and write it byte by byte, each byte's address masked to the guest's width as the
+ * interpreter's own loads do. `mb` is not used. Each guest's cpu.h renames the pair
+ * (`#define rpt_interpreter_read rpt_ppc_interpreter_read`), so guests linked into one rpt
+ * binary export different symbols. */
+void rpt_interpreter_read(uint64_t addr, void *to, size_t size);
+void rpt_interpreter_write(uint64_t addr, const void *from, size_t size);
+#define RPT_GUEST_READ(mb, addr, to, size) ((void)(mb), rpt_interpreter_read((addr), (to), (size)))
+#define RPT_GUEST_WRITE(mb, addr, from, size) ((void)(mb), rpt_interpreter_write((addr), (from), (size)))
+#define RPT_GLOBAL_BASE ((uint8_t *)0)
+#else
+#define RPT_GUEST_READ(mb, addr, to, size) __builtin_memcpy((to), rpt_guest_ptr((mb), (addr)), (size))
+#define RPT_GUEST_WRITE(mb, addr, from, size) __builtin_memcpy(rpt_guest_ptr((mb), (addr)), (from), (size))
+#define RPT_GLOBAL_BASE rpt_mem
+#endif
+
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define RPT_FROM_LE(bits, v) (v)
 #define RPT_FROM_BE(bits, v) __builtin_bswap##bits(v)
@@ -235,22 +254,22 @@ static inline uint8_t *rpt_guest_ptr(uint8_t *mb, uint64_t addr)
 #endif
 
 /* One byte has no byte order; both spellings exist so the emitter need not special-case it. */
-static inline uint8_t rpt_load_u8_le_at(uint8_t *mb, uint64_t addr) { return *rpt_guest_ptr(mb, addr); }
-static inline uint8_t rpt_load_u8_be_at(uint8_t *mb, uint64_t addr) { return *rpt_guest_ptr(mb, addr); }
-static inline void rpt_store_u8_le_at(uint8_t *mb, uint64_t addr, uint8_t v) { *rpt_guest_ptr(mb, addr) = v; }
-static inline void rpt_store_u8_be_at(uint8_t *mb, uint64_t addr, uint8_t v) { *rpt_guest_ptr(mb, addr) = v; }
+static inline uint8_t rpt_load_u8_le_at(uint8_t *mb, uint64_t addr) { uint8_t v; RPT_GUEST_READ(mb, addr, &v, 1); return v; }
+static inline uint8_t rpt_load_u8_be_at(uint8_t *mb, uint64_t addr) { uint8_t v; RPT_GUEST_READ(mb, addr, &v, 1); return v; }
+static inline void rpt_store_u8_le_at(uint8_t *mb, uint64_t addr, uint8_t v) { RPT_GUEST_WRITE(mb, addr, &v, 1); }
+static inline void rpt_store_u8_be_at(uint8_t *mb, uint64_t addr, uint8_t v) { RPT_GUEST_WRITE(mb, addr, &v, 1); }
 
 #define RPT_INT_ACCESS(bits, order, FIX)                                                                   \
 	static inline uint##bits##_t rpt_load_u##bits##_##order##_at(uint8_t *mb, uint64_t addr)          \
 	{                                                                                                  \
 		uint##bits##_t v;                                                                          \
-		__builtin_memcpy(&v, rpt_guest_ptr(mb, addr), sizeof v);                                   \
+		RPT_GUEST_READ(mb, addr, &v, sizeof v);                                                    \
 		return FIX(bits, v);                                                                       \
 	}                                                                                                  \
 	static inline void rpt_store_u##bits##_##order##_at(uint8_t *mb, uint64_t addr, uint##bits##_t v) \
 	{                                                                                                  \
 		v = FIX(bits, v);                                                                          \
-		__builtin_memcpy(rpt_guest_ptr(mb, addr), &v, sizeof v);                                   \
+		RPT_GUEST_WRITE(mb, addr, &v, sizeof v);                                                   \
 	}
 
 RPT_INT_ACCESS(16, le, RPT_FROM_LE)
@@ -312,8 +331,8 @@ static inline void rpt_store_f80_be_at(uint8_t *mb, uint64_t addr, long double v
 
 /* The forms of docs/c-abi.md, on the global base, for guest C parts. */
 #define RPT_GLOBAL_ACCESS(ty, name, order)                                                                     \
-	static inline ty rpt_load_##name##_##order(uint64_t addr) { return rpt_load_##name##_##order##_at(rpt_mem, addr); } \
-	static inline void rpt_store_##name##_##order(uint64_t addr, ty v) { rpt_store_##name##_##order##_at(rpt_mem, addr, v); }
+	static inline ty rpt_load_##name##_##order(uint64_t addr) { return rpt_load_##name##_##order##_at(RPT_GLOBAL_BASE, addr); } \
+	static inline void rpt_store_##name##_##order(uint64_t addr, ty v) { rpt_store_##name##_##order##_at(RPT_GLOBAL_BASE, addr, v); }
 
 RPT_GLOBAL_ACCESS(uint8_t, u8, le)
 RPT_GLOBAL_ACCESS(uint8_t, u8, be)

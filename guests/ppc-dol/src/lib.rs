@@ -10,8 +10,9 @@
 //! [`loader_dol`] (DOL → segments, with the GameCube address map checked), [`elf2dol`],
 //! [`decode`] (the row table: bit patterns, mnemonics, lift functions), `discover` (functions,
 //! jump tables), `lift/` (one file per instruction family; paired singles in `lift/ps.rs`),
-//! [`estimate`] (fres/frsqrte tables), [`quantize`] (psq_l/psq_st),
-//! [`platform`], and the C files in `runtime/` and `platform/`.
+//! [`estimate`] (fres/frsqrte) and [`quantize`] (psq_l/psq_st), whose definitions are C,
+//! [`platform`], the C files in `runtime/` and `platform/`, and [`interp`], which runs the
+//! helpers' C for the IR interpreter.
 
 #![deny(missing_docs)]
 
@@ -19,6 +20,7 @@ pub mod decode;
 mod discover;
 pub mod elf2dol;
 pub mod estimate;
+pub mod interp;
 mod lift;
 pub mod loader_dol;
 pub mod platform;

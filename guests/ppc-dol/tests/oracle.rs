@@ -37,7 +37,7 @@ use std::process::{Command, Stdio};
 use rpt_api::{GuestImage, GuestPlugin, MemoryModel, Seeds, Segment, SegmentFlags, Severity};
 use rpt_guest_ppc_dol::decode;
 use rpt_guest_ppc_dol::state::{CR, CTR, FPSCR, LR, XER, fpr, gpr};
-use rpt_guest_ppc_dol::{PpcDol, estimate};
+use rpt_guest_ppc_dol::{PpcDol, interp};
 use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcome, Val};
 use rpt_ir::verify::{VerifyContext, verify_function};
 use rpt_ir::{AddrSpace, GuestAddr, Program, Rounding};
@@ -1254,7 +1254,7 @@ fn lift_case(case: &Case) -> Program {
     program
 }
 
-/// The interpreter's view of the platform: the estimate helpers and the FPSCR rounding mode.
+/// The interpreter's view of the platform: the helpers' C (the estimates) and the FPSCR rounding mode.
 struct FuzzEnv;
 
 impl Environment for FuzzEnv {
@@ -1266,14 +1266,9 @@ impl Environment for FuzzEnv {
         &mut self,
         name: &str,
         args: &[Val],
-        _: &mut MachineState,
+        machine: &mut MachineState,
     ) -> Result<Option<Option<Val>>, InterpError> {
-        let arg = args.first().map_or(0, |v| v.int());
-        Ok(match name {
-            estimate::FRES_HELPER => Some(Some(Val::Int(estimate::fres(arg)))),
-            estimate::FRSQRTE_HELPER => Some(Some(Val::Int(estimate::frsqrte(arg)))),
-            _ => None,
-        })
+        interp::call_helper(name, args, machine)
     }
 
     fn dynamic_rounding(&mut self, machine: &MachineState) -> Result<Rounding, InterpError> {
@@ -1467,11 +1462,13 @@ fn compiled_run(cases: &[Case], programs: &[Program], input: &[u8]) -> Vec<State
     for f in rpt_runtime::sources() {
         sources.push((f.path, f.contents));
     }
+    // The guest's own C part; the driver stands in for the platform.
+    let platform = rpt_guest_ppc_dol::platform::find("linux-syscalls").expect("platform");
     for f in plugin
-        .runtime_sources("linux-syscalls", &Default::default())
+        .runtime_sources(platform.name, &Default::default())
         .expect("platform")
     {
-        if f.path.ends_with("ppc_runtime.c") {
+        if f.path != platform.c_path {
             sources.push((f.path, f.contents));
         }
     }

@@ -16,9 +16,9 @@ use std::process::Command;
 
 use rpt_api::{GuestImage, GuestPlugin, Seeds, Segment, SegmentFlags, Severity};
 use rpt_guest_ppc_dol::state::{FPSCR, cr_field, fpr, gpr, gqr, ps1};
-use rpt_guest_ppc_dol::{PpcDol, estimate, quantize};
+use rpt_guest_ppc_dol::{PpcDol, interp};
 use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcome, Val};
-use rpt_ir::{AddrSpace, Endian, GuestAddr, Program, Rounding};
+use rpt_ir::{AddrSpace, GuestAddr, Program, Rounding};
 
 /// One test: instruction words, the state they start from, and what must hold afterwards.
 struct PsCase {
@@ -348,7 +348,7 @@ fn lift(i: usize, case: &PsCase) -> Program {
     program
 }
 
-/// The helpers as the interpreter sees them: the Rust reference implementations.
+/// The helpers as the interpreter sees them: the C that generated code links (`interp`).
 struct PsEnv;
 
 impl Environment for PsEnv {
@@ -362,34 +362,7 @@ impl Environment for PsEnv {
         args: &[Val],
         m: &mut MachineState,
     ) -> Result<Option<Option<Val>>, InterpError> {
-        let arg = |i: usize| args.get(i).map_or(0, |v| v.int());
-        Ok(match name {
-            estimate::FRES_HELPER => Some(Some(Val::Int(estimate::fres(arg(0))))),
-            estimate::FRSQRTE_HELPER => Some(Some(Val::Int(estimate::frsqrte(arg(0))))),
-            quantize::LOAD_HELPER => {
-                let memory = &m.memory;
-                let read = |a: u32| memory.read_u8(AddrSpace::RAM, u64::from(a));
-                Some(Some(Val::Int(quantize::load(
-                    &read,
-                    arg(0) as u32,
-                    arg(1) as u32,
-                    arg(2) as u32,
-                ))))
-            }
-            quantize::STORE_HELPER => {
-                let (addr, value, size) = quantize::store(arg(0) as u32, arg(1) as u32, arg(2), arg(3) as u32);
-                m.memory.write(
-                    AddrSpace::RAM,
-                    u64::from(addr),
-                    size,
-                    Endian::Big,
-                    u128::from(value),
-                    0xffff_ffff,
-                );
-                Some(None)
-            }
-            _ => None,
-        })
+        interp::call_helper(name, args, m)
     }
 
     fn dynamic_rounding(&mut self, m: &MachineState) -> Result<Rounding, InterpError> {
@@ -624,11 +597,13 @@ fn paired_singles_compiled_to_c() {
     for f in rpt_runtime::sources() {
         files.push((f.path, f.contents));
     }
+    // The guest's own C part; the driver stands in for the platform.
+    let platform = rpt_guest_ppc_dol::platform::find("linux-syscalls").expect("platform");
     for f in plugin
-        .runtime_sources("linux-syscalls", &Default::default())
+        .runtime_sources(platform.name, &Default::default())
         .expect("platform")
     {
-        if f.path.ends_with("ppc_runtime.c") {
+        if f.path != platform.c_path {
             files.push((f.path, f.contents));
         }
     }

@@ -1,6 +1,7 @@
 /*
- * x87.c - the x87 unit: the helpers lifted x87 code calls (src/x87/mod.rs describes the model and
- * holds the same logic for the IR interpreter; the two are kept line for line alike).
+ * x87.c - the x87 unit: the helpers lifted x87 code calls (src/x87.rs describes the model). This
+ * is their only definition: generations compile this file, and the crate compiles it into itself,
+ * once per value model, for the IR interpreter (build.rs, src/interp.rs).
  *
  * State (struct cpu): fpu_cw, fpu_sw (without TOP), fpu_top, fpu_tags (bit i: physical register i
  * holds a value), st_m[8] and st_e[8] (significand, sign-and-exponent of each physical register).
@@ -23,7 +24,7 @@
 #pragma GCC diagnostic ignored "-Wunused-const-variable"
 #endif
 
-/* Operation numbers: the same as src/x87/mod.rs (a test there compares them). */
+/* Operation numbers: the same as src/x87.rs (a test there compares them). */
 #define X87_ADD 0u
 #define X87_MUL 1u
 #define X87_SUB 4u

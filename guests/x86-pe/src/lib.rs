@@ -9,12 +9,15 @@
 //! Map: [`state`] (slots), [`loader_pe`] (PE32 → segments, imports with thunks), [`decode`]
 //! (iced-x86 and Intel-syntax text), `discover` (strong and weak function discovery, the
 //! per-function walk), `lift/` (one file per instruction family; [`is_liftable`] asks its table),
-//! [`platform`] (platforms and their import tables), `runtime/` and `platform/` (C files).
+//! [`platform`] (platforms and their import tables), [`x87`] (the x87 helpers' names and numbers),
+//! `runtime/` and `platform/` (C files), and [`interp`], which runs the x87 helpers' C for the IR
+//! interpreter.
 
 #![deny(missing_docs)]
 
 pub mod decode;
 mod discover;
+pub mod interp;
 mod lift;
 pub mod loader_pe;
 pub mod platform;

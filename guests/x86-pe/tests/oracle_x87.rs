@@ -699,7 +699,7 @@ impl Environment for X87Env {
         args: &[Val],
         m: &mut MachineState,
     ) -> Result<Option<Option<Val>>, InterpError> {
-        rpt_guest_x86_pe::x87::call_helper_in(self.0, name, args, m)
+        rpt_guest_x86_pe::interp::call_helper_in(self.0, name, args, m)
     }
 }
 

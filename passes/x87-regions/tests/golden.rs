@@ -90,7 +90,7 @@ impl Environment for X87Only {
         args: &[Val],
         machine: &mut MachineState,
     ) -> Result<Option<Option<Val>>, InterpError> {
-        rpt_guest_x86_pe::x87::call_helper(name, args, machine)
+        rpt_guest_x86_pe::interp::call_helper(name, args, machine)
     }
 }
 

@@ -22,7 +22,7 @@
 //!   round frC's mantissa to 25 bits, as the 750 does (Dolphin's hardware tests). For frC values
 //!   that are singles (all that `lfs` and single instructions produce) this changes nothing; qemu
 //!   omits it, so the oracle test gives such cases single-precision inputs only.
-//! - `fres` and `frsqrte` return the 750's estimates (see `estimate.rs`).
+//! - `fres` and `frsqrte` return the 750's estimates (see `estimate.rs` and `runtime/ppc_helpers.c`).
 //! - `fnmadd`/`fnmsub` round, then negate (the architecture's definition: "the same result as
 //!   `fmadd` and then negating"). qemu negates before rounding, which differs under the directed
 //!   roundings toward ±infinity; the oracle test keeps those cases to the symmetric modes.

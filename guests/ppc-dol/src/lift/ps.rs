@@ -8,7 +8,7 @@
 //!   frC's mantissa to 25 bits (Dolphin's `Force25Bit`; a no-op for values that are singles).
 //! - `ps_merge*` and `ps_mr`/`ps_neg`/`ps_abs`/`ps_nabs` move halves unchanged (bit operations).
 //! - `ps_res`/`ps_rsqrte` give the 750's estimates per half (`ps_rsqrte` rounded to single).
-//! - `psq_l`/`psq_st` quantise through the GQR named in the instruction (see `quantize.rs`);
+//! - `psq_l`/`psq_st` quantise through the GQR named in the instruction (see `quantize.rs` and `runtime/ppc_helpers.c`);
 //!   with W = 1 only ps0 moves and a load sets ps1 to 1.0.
 
 use rpt_ir::{BinaryOp, ConvOp, FBinaryOp, FTernaryOp, FUnaryOp, FloatCC, Rounding, Type, Value};

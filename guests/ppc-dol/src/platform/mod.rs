@@ -23,8 +23,12 @@ pub const PLATFORMS: &[Platform] = &[Platform {
     c_source: include_str!("../../platform/linux_syscalls.c"),
 }];
 
-/// The guest's own C part, shared by every platform.
-const GUEST_RUNTIME: (&str, &str) = ("guest/ppc_runtime.c", include_str!("../../runtime/ppc_runtime.c"));
+/// The guest's own C part, shared by every platform: start-up and exits, and the helpers
+/// (`ppc_helpers.c`, which the crate also compiles into itself for the interpreter: `crate::interp`).
+const GUEST_RUNTIME: [(&str, &str); 2] = [
+    ("guest/ppc_runtime.c", include_str!("../../runtime/ppc_runtime.c")),
+    ("guest/ppc_helpers.c", include_str!("../../runtime/ppc_helpers.c")),
+];
 
 /// Looks a platform up by name.
 pub fn find(name: &str) -> Result<&'static Platform, GuestError> {
@@ -40,16 +44,14 @@ pub fn find(name: &str) -> Result<&'static Platform, GuestError> {
 /// The guest's C part and the platform's C file.
 pub fn runtime_sources(platform: &str) -> Result<Vec<SourceFile>, GuestError> {
     let p = find(platform)?;
-    Ok(vec![
-        SourceFile {
-            path: GUEST_RUNTIME.0.to_string(),
-            contents: GUEST_RUNTIME.1.to_string(),
-        },
-        SourceFile {
-            path: p.c_path.to_string(),
-            contents: p.c_source.to_string(),
-        },
-    ])
+    Ok(GUEST_RUNTIME
+        .into_iter()
+        .chain([(p.c_path, p.c_source)])
+        .map(|(path, contents)| SourceFile {
+            path: path.to_string(),
+            contents: contents.to_string(),
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -58,7 +60,11 @@ mod tests {
 
     #[test]
     fn every_helper_is_defined_in_c() {
-        let all: String = PLATFORMS.iter().map(|p| p.c_source).chain([GUEST_RUNTIME.1]).collect();
+        let all: String = PLATFORMS
+            .iter()
+            .map(|p| p.c_source)
+            .chain(GUEST_RUNTIME.map(|(_, text)| text))
+            .collect();
         for h in crate::helpers() {
             assert!(
                 all.contains(&format!(" rpt_helper_{}(struct cpu *restrict c", h.name)),

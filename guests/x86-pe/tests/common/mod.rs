@@ -247,7 +247,7 @@ impl Environment for Kernel32 {
         args: &[Val],
         m: &mut MachineState,
     ) -> Result<Option<Option<Val>>, InterpError> {
-        rpt_guest_x86_pe::x87::call_helper(name, args, m)
+        rpt_guest_x86_pe::interp::call_helper(name, args, m)
     }
 }
 
