@@ -141,14 +141,8 @@ impl RecipeArchive {
 
     /// The versions there are, in increasing order.
     pub fn versions(&self) -> Result<Vec<Version>, ArchiveError> {
-        let entries = match fs::read_dir(&self.dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io(format!("read {}", self.dir.display()))(e)),
-        };
         let mut out = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(io(format!("read {}", self.dir.display())))?;
+        for entry in self.entries()? {
             if let Ok(version) = entry.file_name().to_string_lossy().parse::<Version>()
                 && entry.path().is_dir()
             {
@@ -157,6 +151,17 @@ impl RecipeArchive {
         }
         out.sort();
         Ok(out)
+    }
+
+    /// The entries of the recipe's archive directory; none when it does not exist yet.
+    fn entries(&self) -> Result<Vec<fs::DirEntry>, ArchiveError> {
+        match fs::read_dir(&self.dir) {
+            Ok(entries) => entries
+                .map(|e| e.map_err(io(format!("read {}", self.dir.display()))))
+                .collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(io(format!("read {}", self.dir.display()))(e)),
+        }
     }
 
     /// The version `CURRENT` names, if there is a `CURRENT`.
@@ -186,14 +191,8 @@ impl RecipeArchive {
 
     /// Everything an interrupted promote left behind (`.tmp-*`).
     pub fn leftovers(&self) -> Result<Vec<PathBuf>, ArchiveError> {
-        let entries = match fs::read_dir(&self.dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io(format!("read {}", self.dir.display()))(e)),
-        };
         let mut out = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(io(format!("read {}", self.dir.display())))?;
+        for entry in self.entries()? {
             if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
                 out.push(entry.path());
             }

@@ -254,15 +254,7 @@ fn compile_one(
         cmd.arg(format!("-I{inc}"));
     }
     cmd.arg("-c").arg(&p.relative_source).arg("-o").arg(tmp.path());
-    let output = cmd.output().map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => BuildError::CompilerMissing {
-            cc: settings.cc.clone(),
-        },
-        _ => BuildError::Run {
-            program: settings.cc.clone(),
-            source: e,
-        },
-    })?;
+    let output = cmd.output().map_err(compiler_failed(settings))?;
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     if !output.status.success() {
         return Err(BuildError::Compile {
@@ -322,15 +314,7 @@ pub fn link(toolchain: &Toolchain, objects: &[PathBuf], output: &Path) -> Result
         // After the objects, so libraries named here resolve their references.
         .args(&settings.ldflags)
         .output()
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => BuildError::CompilerMissing {
-                cc: settings.cc.clone(),
-            },
-            _ => BuildError::Run {
-                program: settings.cc.clone(),
-                source: e,
-            },
-        })?;
+        .map_err(compiler_failed(settings))?;
     if !result.status.success() {
         return Err(BuildError::Link {
             output: output.to_path_buf(),
@@ -349,4 +333,17 @@ pub fn link(toolchain: &Toolchain, objects: &[PathBuf], output: &Path) -> Result
         source: e.error,
     })?;
     Ok(())
+}
+
+/// What a compiler that could not be started means: missing, or another failure to run it.
+fn compiler_failed(settings: &rpt_api::CompilerSettings) -> impl Fn(std::io::Error) -> BuildError + '_ {
+    move |e| match e.kind() {
+        std::io::ErrorKind::NotFound => BuildError::CompilerMissing {
+            cc: settings.cc.clone(),
+        },
+        _ => BuildError::Run {
+            program: settings.cc.clone(),
+            source: e,
+        },
+    }
 }

@@ -29,24 +29,13 @@ pub fn cpu_header(state: &StateDesc, memory: MemoryModel, helpers: &BTreeMap<Str
     for (_, slot) in state.iter() {
         let role = slot.role.name();
         match slot.layout {
-            SlotLayout::Plain => {
-                let _ = writeln!(
-                    out,
-                    "\t{} {}; /* {} {role} */",
-                    c_type(slot.ty),
-                    field_name(&slot.name),
-                    slot.ty
-                );
-                fields += 1;
-            }
-            SlotLayout::Array { len } => {
-                let _ = writeln!(
-                    out,
-                    "\t{} {}[{len}]; /* {}[{len}] {role} */",
-                    c_type(slot.ty),
-                    field_name(&slot.name),
-                    slot.ty
-                );
+            SlotLayout::Plain | SlotLayout::Array { .. } => {
+                let dims = match slot.layout {
+                    SlotLayout::Array { len } => format!("[{len}]"),
+                    _ => String::new(),
+                };
+                let (ty, name) = (c_type(slot.ty), field_name(&slot.name));
+                let _ = writeln!(out, "\t{ty} {name}{dims}; /* {}{dims} {role} */", slot.ty);
                 fields += 1;
             }
             SlotLayout::Packed { parent, lsb, bits } => {

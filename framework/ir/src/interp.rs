@@ -172,6 +172,19 @@ impl StateValues {
     }
 }
 
+/// A float operation in the host's arithmetic, which rounds to nearest as IEEE 754 does.
+fn fbinary<T>(op: FBinaryOp, a: T, b: T) -> T
+where
+    T: std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T> + std::ops::Div<Output = T>,
+{
+    match op {
+        FBinaryOp::Fadd => a + b,
+        FBinaryOp::Fsub => a - b,
+        FBinaryOp::Fmul => a * b,
+        FBinaryOp::Fdiv => a / b,
+    }
+}
+
 fn mask(bits: u32) -> u64 {
     if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 }
 }
@@ -536,30 +549,8 @@ impl<'p> Interpreter<'p> {
                 fconvert(*op, mode, x, from, *to)?
             }
             InstKind::FBinary { op, rounding: _, args } => match (read(args[0])?, read(args[1])?) {
-                (Val::F32(a), Val::F32(b)) => {
-                    let (a, b) = (f32::from_bits(a), f32::from_bits(b));
-                    Val::F32(
-                        match op {
-                            FBinaryOp::Fadd => a + b,
-                            FBinaryOp::Fsub => a - b,
-                            FBinaryOp::Fmul => a * b,
-                            FBinaryOp::Fdiv => a / b,
-                        }
-                        .to_bits(),
-                    )
-                }
-                (Val::F64(a), Val::F64(b)) => {
-                    let (a, b) = (f64::from_bits(a), f64::from_bits(b));
-                    Val::F64(
-                        match op {
-                            FBinaryOp::Fadd => a + b,
-                            FBinaryOp::Fsub => a - b,
-                            FBinaryOp::Fmul => a * b,
-                            FBinaryOp::Fdiv => a / b,
-                        }
-                        .to_bits(),
-                    )
-                }
+                (Val::F32(a), Val::F32(b)) => Val::F32(fbinary(*op, f32::from_bits(a), f32::from_bits(b)).to_bits()),
+                (Val::F64(a), Val::F64(b)) => Val::F64(fbinary(*op, f64::from_bits(a), f64::from_bits(b)).to_bits()),
                 _ => return float_unsupported(&format!("{} on this type", op.name())),
             },
             InstKind::FUnary { op, rounding, arg } => {

@@ -51,6 +51,13 @@ fn line_column(e: &RecipeError) -> Option<(usize, usize)> {
     e.location().map(|l| (l.line, l.column))
 }
 
+/// The error of GOOD with `from` replaced by `to`, which must point at line and column `at`.
+fn error_at(from: &str, to: &str, at: (usize, usize)) -> RecipeError {
+    let e = parse(path(), &GOOD.replace(from, to)).expect_err("the changed recipe is refused");
+    assert_eq!(line_column(&e), Some(at), "{e}");
+    e
+}
+
 #[test]
 fn a_good_recipe_parses() {
     let r = good();
@@ -126,9 +133,7 @@ fn a_named_struct_is_accepted() {
 
 #[test]
 fn a_misspelt_field_names_its_line_and_column() {
-    let text = GOOD.replace("    passes: [", "    pases: [");
-    let e = parse(path(), &text).expect_err("pases is not a field");
-    assert_eq!(line_column(&e), Some((13, 5)));
+    let e = error_at("    passes: [", "    pases: [", (13, 5));
     let shown = e.to_string();
     assert!(
         shown.starts_with("recipes/demo-x86.ron:13:5: unknown field `pases` in `Recipe`, expected one of `guest`,"),
@@ -139,19 +144,19 @@ fn a_misspelt_field_names_its_line_and_column() {
 
 #[test]
 fn a_misspelt_nested_field_names_its_line_and_column() {
-    let text = GOOD.replace("(name: \"const-fold\")", "(name: \"const-fold\", enabld: true)");
-    let e = parse(path(), &text).expect_err("enabld is not a field");
-    assert_eq!(line_column(&e), Some((14, 30)));
+    let e = error_at(
+        "(name: \"const-fold\")",
+        "(name: \"const-fold\", enabld: true)",
+        (14, 30),
+    );
     assert!(e.to_string().contains("unknown field `enabld` in `PassConfig`"), "{e}");
 }
 
 #[test]
 fn a_syntax_error_names_its_line_and_column() {
     // The comma after the platform is missing; ron notices at the next field.
-    let text = GOOD.replace("\"win32-console\",", "\"win32-console\"");
-    let e = parse(path(), &text).expect_err("missing comma");
+    let e = error_at("\"win32-console\",", "\"win32-console\"", (7, 5));
     assert!(matches!(e, RecipeError::Parse { .. }), "{e:?}");
-    assert_eq!(line_column(&e), Some((7, 5)));
     assert_eq!(e.to_string(), "recipes/demo-x86.ron:7:5: Expected comma");
 }
 
@@ -174,9 +179,7 @@ fn a_bad_parameter_value_is_explained() {
 
 #[test]
 fn shard_count_out_of_range_points_at_the_field() {
-    let text = GOOD.replace("shards: 4", "shards: 0");
-    let e = parse(path(), &text).expect_err("zero shards");
-    assert_eq!(line_column(&e), Some((18, 5)));
+    let e = error_at("shards: 4", "shards: 0", (18, 5));
     assert_eq!(
         e.to_string(),
         "recipes/demo-x86.ron:18:5: `shards` must be 1..=4096, found 0"
@@ -191,9 +194,7 @@ fn shard_count_out_of_range_points_at_the_field() {
 
 #[test]
 fn a_malformed_image_hash_points_at_the_field() {
-    let text = GOOD.replace(HASH_A, "05722e60");
-    let e = parse(path(), &text).expect_err("short hash");
-    assert_eq!(line_column(&e), Some((5, 5)));
+    let e = error_at(HASH_A, "05722e60", (5, 5));
     assert!(
         e.to_string()
             .contains("`image_sha256` must be 64 hex digits, found \"05722e60\""),
@@ -203,9 +204,7 @@ fn a_malformed_image_hash_points_at_the_field() {
 
 #[test]
 fn duplicate_pass_names_point_at_the_second() {
-    let text = GOOD.replace("(name: \"inline\"", "(name: \"const-fold\"");
-    let e = parse(path(), &text).expect_err("const-fold twice");
-    assert_eq!(line_column(&e), Some((15, 10)));
+    let e = error_at("(name: \"inline\"", "(name: \"const-fold\"", (15, 10));
     assert!(
         e.to_string()
             .contains("pass `const-fold` is already listed as passes[0]"),
@@ -215,17 +214,13 @@ fn duplicate_pass_names_point_at_the_second() {
 
 #[test]
 fn an_empty_guest_points_at_the_field() {
-    let text = GOOD.replace("guest: \"x86-pe\"", "guest: \"\"");
-    let e = parse(path(), &text).expect_err("empty guest");
-    assert_eq!(line_column(&e), Some((3, 5)));
+    let e = error_at("guest: \"x86-pe\"", "guest: \"\"", (3, 5));
     assert!(e.to_string().ends_with("`guest` must not be empty"), "{e}");
 }
 
 #[test]
 fn an_override_symbol_must_be_a_c_identifier() {
-    let text = GOOD.replace("\"my_copy\"", "\"my-copy\"");
-    let e = parse(path(), &text).expect_err("my-copy is not a C identifier");
-    assert_eq!(line_column(&e), Some((11, 30)));
+    let e = error_at("\"my_copy\"", "\"my-copy\"", (11, 30));
     assert!(
         matches!(&e, RecipeError::Invalid { field, .. } if field == "overrides[0].c_symbol"),
         "{e:?}"
@@ -236,9 +231,7 @@ fn an_override_symbol_must_be_a_c_identifier() {
 
 #[test]
 fn an_override_needs_a_well_formed_hash_and_a_function_once() {
-    let text = GOOD.replace(HASH_B, "xyz");
-    let e = parse(path(), &text).expect_err("bad original_sha256");
-    assert_eq!(line_column(&e), Some((11, 51)));
+    error_at(HASH_B, "xyz", (11, 51));
     let twice = "overrides: [\n (function: 0x10, c_symbol: \"a\", original_sha256: \"HASH\"),\n \
                  (function: 16, c_symbol: \"b\", original_sha256: \"HASH\"),\n]"
         .replace("HASH", HASH_B);

@@ -203,6 +203,16 @@ impl Library {
         answer.map_err(|fault| self.fault(name, describe(&fault)))
     }
 
+    /// The result a shared-layout request of a method that cannot fail left in its `out`; a fault,
+    /// or an answer without a result, unwinds.
+    fn take_shared_out<T>(&self, method: &'static str, answer: Result<(), PluginFault>, out: Option<T>) -> T {
+        match (answer, out) {
+            (Ok(()), Some(result)) => result,
+            (Err(fault), _) => unwind_with(fault),
+            (Ok(()), None) => unwind_with(self.fault(method, "answered without a result".into())),
+        }
+    }
+
     /// Like [`Library::call`], for methods that cannot return an error: a fault unwinds.
     fn call_or_unwind<T: DeserializeOwned>(&self, method: &'static str, request: &Request<'_>) -> T {
         self.call(method, request).unwrap_or_else(|fault| unwind_with(fault))
@@ -691,11 +701,7 @@ impl GuestPlugin for DynGuest {
                 self.library
                     .call_shared::<(), _>("discover", shared::METHOD_DISCOVER, &mut request)
             };
-            return match (answer, request.out) {
-                (Ok(()), Some(discovery)) => discovery,
-                (Err(fault), _) => unwind_with(fault),
-                (Ok(()), None) => unwind_with(self.library.fault("discover", "answered without a result".into())),
-            };
+            return self.library.take_shared_out("discover", answer, request.out);
         }
         self.call_with_image("discover", image, |image| Request::Discover {
             image,
@@ -723,11 +729,7 @@ impl GuestPlugin for DynGuest {
                 self.library
                     .call_shared::<(), _>("lift", shared::METHOD_LIFT, &mut request)
             };
-            return match (answer, request.out) {
-                (Ok(()), Some(lifted)) => lifted,
-                (Err(fault), _) => unwind_with(fault),
-                (Ok(()), None) => unwind_with(self.library.fault("lift", "answered without a result".into())),
-            };
+            return self.library.take_shared_out("lift", answer, request.out);
         }
         self.call_with_image("lift", image, |image| Request::Lift {
             image,

@@ -228,15 +228,7 @@ macro_rules! __rpt_export_plugin {
 #[macro_export]
 macro_rules! export_pass {
     ($ty:ty, $make:expr) => {
-        $crate::__rpt_export_plugin!(
-            Pass,
-            $crate::PassPlugin,
-            $ty,
-            $make,
-            $crate::abi::serve_pass,
-            $crate::abi::serve_pass_shared,
-            $crate::abi::API_VERSION
-        );
+        $crate::__rpt_export_kind!(Pass, $ty, $make);
     };
 }
 
@@ -244,15 +236,7 @@ macro_rules! export_pass {
 #[macro_export]
 macro_rules! export_guest {
     ($ty:ty, $make:expr) => {
-        $crate::__rpt_export_plugin!(
-            Guest,
-            $crate::GuestPlugin,
-            $ty,
-            $make,
-            $crate::abi::serve_guest,
-            $crate::abi::serve_guest_shared,
-            $crate::abi::API_VERSION
-        );
+        $crate::__rpt_export_kind!(Guest, $ty, $make);
     };
 }
 
@@ -260,15 +244,24 @@ macro_rules! export_guest {
 #[macro_export]
 macro_rules! export_host {
     ($ty:ty, $make:expr) => {
-        $crate::__rpt_export_plugin!(
-            Host,
-            $crate::HostPlugin,
-            $ty,
-            $make,
-            $crate::abi::serve_host,
-            $crate::abi::refuse_shared,
-            $crate::abi::API_VERSION
-        );
+        $crate::__rpt_export_kind!(Host, $ty, $make);
+    };
+}
+
+/// Each kind's trait and serving functions, for the export macros. Hosts have no shared-layout
+/// transport: nothing they answer is large.
+#[doc(hidden)]
+#[macro_export]
+#[rustfmt::skip]
+macro_rules! __rpt_export_kind {
+    (Pass, $ty:ty, $make:expr) => {
+        $crate::__rpt_export_plugin!(Pass, $crate::PassPlugin, $ty, $make, $crate::abi::serve_pass, $crate::abi::serve_pass_shared, $crate::abi::API_VERSION);
+    };
+    (Guest, $ty:ty, $make:expr) => {
+        $crate::__rpt_export_plugin!(Guest, $crate::GuestPlugin, $ty, $make, $crate::abi::serve_guest, $crate::abi::serve_guest_shared, $crate::abi::API_VERSION);
+    };
+    (Host, $ty:ty, $make:expr) => {
+        $crate::__rpt_export_plugin!(Host, $crate::HostPlugin, $ty, $make, $crate::abi::serve_host, $crate::abi::refuse_shared, $crate::abi::API_VERSION);
     };
 }
 
