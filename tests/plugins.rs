@@ -129,6 +129,16 @@ fn assert_clean_failure(out: &Output, needles: &[&str]) {
     );
 }
 
+/// The generation's manifest names the library `crate_name` built by its sha256.
+fn assert_manifest_pins(generation: &Path, crate_name: &str) {
+    let manifest = read(&generation.join("manifest.ron"));
+    let hash = sha256_file(&library(crate_name));
+    assert!(
+        manifest.contains(&hash),
+        "the manifest does not name {hash}:\n{manifest}"
+    );
+}
+
 #[test]
 fn the_example_pass_builds_from_its_crate_loads_and_folds_constants() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
@@ -160,12 +170,7 @@ fn the_example_pass_builds_from_its_crate_loads_and_folds_constants() {
     assert!(count(&folded_ir, "= iconst") > count(&plain_ir, "= iconst"));
 
     // The manifest pins the library that ran, by its sha256.
-    let manifest = read(&generation(dir.path(), "fold-constants").join("manifest.ron"));
-    let hash = sha256_file(&library("rpt_pass_example"));
-    assert!(
-        manifest.contains(&hash),
-        "the manifest does not name {hash}:\n{manifest}"
-    );
+    assert_manifest_pins(&generation(dir.path(), "fold-constants"), "rpt_pass_example");
 }
 
 #[test]
@@ -306,12 +311,7 @@ fn the_ppc_guest_as_a_plugin_generates_exactly_what_the_built_in_does() {
             );
         }
         assert_eq!(builtin_src.len(), dynamic_src.len(), "{name}");
-        let manifest = read(&dynamic_gen.join("manifest.ron"));
-        let hash = sha256_file(&library("rpt_guest_ppc_dol"));
-        assert!(
-            manifest.contains(&hash),
-            "the manifest does not name {hash}:\n{manifest}"
-        );
+        assert_manifest_pins(&dynamic_gen, "rpt_guest_ppc_dol");
     }
 }
 

@@ -81,49 +81,7 @@ pub fn object_counts(stderr: &str) -> (usize, usize) {
     (numbers[0], numbers[1])
 }
 
-/// Builds a C file for i386 Linux with `gcc -m32 -O2 -static`, failing clearly if multilib is missing.
-pub fn build_native_i386(source: &Path, output: &Path) {
-    let out = Command::new("gcc")
-        .args(["-m32", "-O2", "-static", "-o"])
-        .arg(output)
-        .arg(source)
-        .output()
-        .expect("gcc runs (install gcc-12-multilib)");
-    assert!(
-        out.status.success(),
-        "gcc -m32 failed (is gcc-12-multilib installed? scripts/install-deps.sh installs it):\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Builds a freestanding PE with mingw from a C file, with the demo's flags plus extras.
-pub fn build_pe(source: &Path, output: &Path, extra: &[&str]) {
-    let out = Command::new("i686-w64-mingw32-gcc")
-        .args([
-            "-O2",
-            "-m32",
-            "-ffreestanding",
-            "-nostdlib",
-            "-fno-builtin",
-            "-fno-asynchronous-unwind-tables",
-            "-Wl,-e,_start@0",
-            "-Wl,--subsystem,console",
-            "-Wl,--disable-dynamicbase",
-            "-Wl,--disable-reloc-section",
-            "-Wl,--no-insert-timestamp",
-        ])
-        .args(extra)
-        .arg(source)
-        .args(["-lkernel32", "-o"])
-        .arg(output)
-        .output()
-        .expect("i686-w64-mingw32-gcc runs (install gcc-mingw-w64-i686)");
-    assert!(
-        out.status.success(),
-        "mingw build failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+pub use rpt_testkit::toolchains::{build_freestanding_pe as build_pe, build_native_i386};
 
 /// Every file under `root` with its bytes, by relative path, sorted.
 pub fn read_tree(root: &Path) -> Vec<(String, Vec<u8>)> {

@@ -48,6 +48,18 @@ impl Logged {
     fn reset(&self) {
         self.log.lock().expect("log lock").clear();
     }
+
+    /// Generates the session's program.
+    fn generate(&self, s: Session) -> rpt_core::Generation {
+        generate(&self.db, s, &|_, _, _| {}).expect("generates")
+    }
+
+    /// Forgets the executions so far, gives the session `recipe` and generates again.
+    fn regenerate(&mut self, s: Session, recipe: rpt_recipe::Recipe) -> rpt_core::Generation {
+        self.reset();
+        s.set_recipe(&mut self.db).to(recipe);
+        self.generate(s)
+    }
 }
 
 #[test]
@@ -55,17 +67,15 @@ fn changing_the_shard_count_reuses_every_functions_c() {
     let loaded = demo();
     let mut t = Logged::new();
     let s = t.session(&loaded);
-    let first = generate(&t.db, s, &|_, _, _| {}).expect("generates");
+    let first = t.generate(s);
     let functions = first.stats.functions;
     assert!(functions > 10);
     assert_eq!(t.executions("function_c"), functions);
     assert_eq!(t.executions("lifted_function"), functions);
 
-    t.reset();
     let mut recipe = loaded.recipe.clone();
     recipe.shards += 1;
-    s.set_recipe(&mut t.db).to(recipe.clone());
-    let second = generate(&t.db, s, &|_, _, _| {}).expect("generates");
+    let second = t.regenerate(s, recipe.clone());
     assert_eq!(
         t.executions("function_c"),
         0,
@@ -81,15 +91,13 @@ fn a_hint_that_finds_nothing_new_does_not_relift_anything() {
     let loaded = demo();
     let mut t = Logged::new();
     let s = t.session(&loaded);
-    let first = generate(&t.db, s, &|_, _, _| {}).expect("generates");
+    let first = t.generate(s);
 
-    t.reset();
     let mut recipe = loaded.recipe.clone();
     // The image's entry point is already a function: hinting it changes the recipe, not the function set.
     let image = rpt_core::guest_image(&t.db, s).clone().expect("image loads");
     recipe.function_hints.push(image.entry.0);
-    s.set_recipe(&mut t.db).to(recipe);
-    let second = generate(&t.db, s, &|_, _, _| {}).expect("generates");
+    let second = t.regenerate(s, recipe);
     assert_eq!(
         t.executions("program_facts"),
         1,
@@ -109,7 +117,7 @@ fn editing_one_override_re_emits_only_that_functions_c() {
     let loaded = demo();
     let mut t = Logged::new();
     let s = t.session(&loaded);
-    let first = generate(&t.db, s, &|_, _, _| {}).expect("generates");
+    let first = t.generate(s);
 
     // cb_add at 0x4014b0; its guard hash as the core computes it.
     let f = rpt_core::FunctionId::new(&t.db, rpt_ir::GuestAddr(0x4014b0));
@@ -123,10 +131,8 @@ fn editing_one_override_re_emits_only_that_functions_c() {
         original_sha256: hash,
     });
     for symbol in ["fast_add", "faster_add"] {
-        t.reset();
         recipe.overrides[0].c_symbol = symbol.into();
-        s.set_recipe(&mut t.db).to(recipe.clone());
-        let next = generate(&t.db, s, &|_, _, _| {}).expect("generates");
+        let next = t.regenerate(s, recipe.clone());
         assert_eq!(
             t.executions("function_c"),
             1,

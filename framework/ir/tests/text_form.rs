@@ -43,44 +43,61 @@ fn values_defined_out_of_numeric_order_round_trip() {
     assert_eq!(printed, text);
 }
 
-fn error_at(text: &str) -> (usize, usize, String) {
-    let e = parse_program(text).expect_err("must not parse");
-    (e.line, e.column, e.message)
-}
+/// Programs that must not parse: the text, the line and (where it is certain) the column the
+/// error names, and what the message says.
+const MALFORMED: &[(&str, usize, Option<usize>, &str)] = &[
+    (
+        "state {\n    eax: i32 gpr\n}\nfunction f_00000001 {\nblock0:\n    v0: i32 = get %ebx\n    return\n}\n",
+        6,
+        Some(19),
+        "unknown state slot `%ebx`",
+    ),
+    (
+        "function f_00000001 {\nblock0:\n    v0: i33 = iconst 0x1\n    return\n}\n",
+        3,
+        Some(9),
+        "unknown type `i33`",
+    ),
+    (
+        "function f_00000001 {\nblock0:\n    v0: i8 = iconst 0x100\n    return\n}\n",
+        3,
+        Some(21),
+        "does not fit",
+    ),
+    (
+        "function f_00000001 {\nblock0:\n    v0: i8 = iconst 0x1\n}\n",
+        4,
+        None,
+        "no terminator",
+    ),
+    (
+        "function f_00000001 {\nblock0:\n    v0: i32 = frobnicate v1\n    return\n}\n",
+        3,
+        Some(15),
+        "unknown instruction `frobnicate`",
+    ),
+    (
+        "function f_00000001 {\nblock0:\n    v0: i32 = iconst 0x1\n    v0: i32 = iconst 0x2\n    return\n}\n",
+        4,
+        Some(25),
+        "defined twice",
+    ),
+    (
+        "function f_00000001 {\nblock0:\n    v0: f64 = fadd v1, v2\n    return\n}\n",
+        3,
+        Some(15),
+        "rounding suffix",
+    ),
+];
 
 #[test]
 fn errors_name_line_and_column() {
-    let (line, column, message) = error_at(
-        "state {\n    eax: i32 gpr\n}\nfunction f_00000001 {\nblock0:\n    v0: i32 = get %ebx\n    return\n}\n",
-    );
-    assert_eq!((line, column), (6, 19), "{message}");
-    assert!(message.contains("unknown state slot `%ebx`"), "{message}");
-
-    let (line, column, message) = error_at("function f_00000001 {\nblock0:\n    v0: i33 = iconst 0x1\n    return\n}\n");
-    assert_eq!((line, column), (3, 9), "{message}");
-    assert!(message.contains("unknown type `i33`"), "{message}");
-
-    let (line, column, message) =
-        error_at("function f_00000001 {\nblock0:\n    v0: i8 = iconst 0x100\n    return\n}\n");
-    assert_eq!((line, column), (3, 21), "{message}");
-    assert!(message.contains("does not fit"), "{message}");
-
-    let (line, _, message) = error_at("function f_00000001 {\nblock0:\n    v0: i8 = iconst 0x1\n}\n");
-    assert_eq!(line, 4, "{message}");
-    assert!(message.contains("no terminator"), "{message}");
-
-    let (line, column, message) =
-        error_at("function f_00000001 {\nblock0:\n    v0: i32 = frobnicate v1\n    return\n}\n");
-    assert_eq!((line, column), (3, 15), "{message}");
-    assert!(message.contains("unknown instruction `frobnicate`"), "{message}");
-
-    let (line, column, message) =
-        error_at("function f_00000001 {\nblock0:\n    v0: i32 = iconst 0x1\n    v0: i32 = iconst 0x2\n    return\n}\n");
-    assert_eq!((line, column), (4, 25), "{message}");
-    assert!(message.contains("defined twice"), "{message}");
-
-    let (line, column, message) =
-        error_at("function f_00000001 {\nblock0:\n    v0: f64 = fadd v1, v2\n    return\n}\n");
-    assert_eq!((line, column), (3, 15), "{message}");
-    assert!(message.contains("rounding suffix"), "{message}");
+    for &(text, line, column, needle) in MALFORMED {
+        let e = parse_program(text).expect_err("must not parse");
+        assert_eq!(e.line, line, "{}", e.message);
+        if let Some(column) = column {
+            assert_eq!(e.column, column, "{}", e.message);
+        }
+        assert!(e.message.contains(needle), "{}", e.message);
+    }
 }

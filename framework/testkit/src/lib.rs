@@ -7,10 +7,13 @@
 //! - [`Rng`], [`scratch_dir`] and [`run_tool`]: the oracle kit that differential tests use to
 //!   make random cases, keep their files apart and run compilers and emulators.
 //!
+//! - [`toolchains`]: building the same C as a freestanding PE and as a native i386 program.
+//!
 //! It is a dev-dependency only: nothing shipped depends on it.
 
 pub mod filetest;
 pub mod guest;
 mod oracle;
+pub mod toolchains;
 
 pub use oracle::{Rng, ToolOutput, run_tool, scratch_dir};
