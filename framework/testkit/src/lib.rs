@@ -7,12 +7,14 @@
 //! - [`Rng`], [`scratch_dir`] and [`run_tool`]: the oracle kit that differential tests use to
 //!   make random cases, keep their files apart and run compilers and emulators.
 //!
+//! - [`host`]: compiling, linking and running C with a host plugin's settings and runner.
 //! - [`toolchains`]: building the same C as a freestanding PE and as a native i386 program.
 //!
 //! It is a dev-dependency only: nothing shipped depends on it.
 
 pub mod filetest;
 pub mod guest;
+pub mod host;
 mod oracle;
 pub mod toolchains;
 

@@ -1,8 +1,8 @@
 //! The AArch64 host plugin: its description and CPU models, flags clang-19 accepts, and a static
 //! binary that runs under qemu-aarch64.
 
+use rpt_testkit::host;
 use std::fs;
-use std::process::Command;
 
 use rpt_api::{CEnvironment, HostPlugin, Needed, Purpose, Runner};
 use rpt_host_aarch64::{Aarch64Host, DEFAULT_CPU};
@@ -77,39 +77,9 @@ fn a_static_binary_built_with_every_models_flags_runs_under_qemu() {
         "#include <math.h>\n#include <stdio.h>\nint main(int argc, char **argv) { (void)argv; printf(\"%d\\n\", (int)sqrt((double)argc * 16.0)); return 7; }\n",
     )
     .expect("write");
-    let cc = host.compiler();
-    for model in host.cpu_models() {
-        let out = Command::new(&cc.cc)
-            .current_dir(dir.path())
-            .args(&cc.cflags)
-            .args(&model.cflags)
-            .arg("-Werror")
-            .args(["-c", "m.c", "-o", "m.o"])
-            .output()
-            .expect("clang-19 runs");
-        assert!(
-            out.status.success() && out.stderr.is_empty(),
-            "{}: {}",
-            model.name,
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let out = Command::new(&cc.cc)
-        .current_dir(dir.path())
-        .args(["m.o", "-o", "m"])
-        .args(&cc.ldflags)
-        .output()
-        .expect("link");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let Runner::Emulator { program, args } = host.runner() else {
-        panic!("AArch64 runs under an emulator here")
-    };
-    let out = Command::new(program)
-        .args(args)
-        .arg(dir.path().join("m"))
-        .arg("x")
-        .output()
-        .expect("qemu-aarch64 runs (install qemu-user)");
+    host::compile_for_every_model(&host, dir.path(), "m.c");
+    host::compile_and_link(&host, dir.path(), &["m.c"], &[]);
+    let out = host::run(&host, dir.path(), &["x"]);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "5\n");
     assert_eq!(out.status.code(), Some(7));
 }

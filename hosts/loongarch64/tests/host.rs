@@ -1,10 +1,10 @@
 //! The LoongArch64 host plugin: its description and CPU models, and its freestanding shim built
 //! warning-free with the host's flags into a program that runs under qemu-loongarch64.
 
+use rpt_testkit::host;
 use std::fs;
-use std::process::Command;
 
-use rpt_api::{CEnvironment, HostPlugin, Purpose, Runner};
+use rpt_api::{CEnvironment, HostPlugin, Purpose};
 use rpt_host_loongarch64::{DEFAULT_CPU, Loongarch64Host, shim_sources};
 
 #[test]
@@ -95,40 +95,9 @@ fn the_shim_builds_warning_free_and_runs_under_qemu() {
         fs::write(dir.path().join(&f.path), &f.contents).expect("write shim");
         units.push(f.path);
     }
-    let cc = host.compiler();
-    let mut objects = Vec::new();
-    for (i, unit) in units.iter().enumerate() {
-        let object = format!("u{i}.o");
-        let out = Command::new(&cc.cc)
-            .current_dir(dir.path())
-            .args(&cc.cflags)
-            .args(["-Werror", "-Wextra", "-I.", "-c", unit, "-o", &object])
-            .output()
-            .expect("clang-19 runs");
-        assert!(
-            out.status.success() && out.stderr.is_empty(),
-            "{unit}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        objects.push(object);
-    }
-    let out = Command::new(&cc.cc)
-        .current_dir(dir.path())
-        .args(&objects)
-        .args(["-o", "prog"])
-        .args(&cc.ldflags)
-        .output()
-        .expect("link");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let Runner::Emulator { program, args } = host.runner() else {
-        panic!("LoongArch64 runs under an emulator here")
-    };
-    let out = Command::new(program)
-        .args(args)
-        .arg(dir.path().join("prog"))
-        .args(["a", "bc"])
-        .output()
-        .expect("qemu-loongarch64 runs (install qemu-user)");
+    let units: Vec<&str> = units.iter().map(String::as_str).collect();
+    host::compile_and_link(&host, dir.path(), &units, &["-Wextra", "-I."]);
+    let out = host::run(&host, dir.path(), &["a", "bc"]);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "hhelloabc\n");
     assert_eq!(out.status.code(), Some(43));
 }

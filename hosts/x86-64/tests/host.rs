@@ -2,10 +2,10 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
 use rpt_api::{CEnvironment, CacheGeometry, HostPlugin, Runner};
 use rpt_host_x86_64::{FALLBACK_L1I, X86_64Host, l1i_from_sysfs};
+use rpt_testkit::host;
 
 #[test]
 fn describes_x86_64_linux() {
@@ -49,32 +49,9 @@ fn clang_accepts_the_flags_and_links_with_lld() {
         "#include <math.h>\nint main(int argc, char **argv) { (void)argv; return (int)sqrt((double)argc * 16.0); }\n",
     )
     .expect("write");
-    let cc = X86_64Host.compiler();
-    for model in X86_64Host.cpu_models() {
-        let out = Command::new(&cc.cc)
-            .current_dir(dir.path())
-            .args(&cc.cflags)
-            .args(&model.cflags)
-            .arg("-Werror")
-            .args(["-c", "m.c", "-o", "m.o"])
-            .output()
-            .expect("clang");
-        assert!(
-            out.status.success() && out.stderr.is_empty(),
-            "{}: {}",
-            model.name,
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let out = Command::new(&cc.cc)
-        .current_dir(dir.path())
-        .args(["m.o", "-o", "m"])
-        .args(&cc.ldflags)
-        .output()
-        .expect("link");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let status = Command::new(dir.path().join("m")).status().expect("run");
-    assert_eq!(status.code(), Some(4));
+    host::compile_for_every_model(&X86_64Host, dir.path(), "m.c");
+    host::compile_and_link(&X86_64Host, dir.path(), &["m.c"], &[]);
+    assert_eq!(host::run(&X86_64Host, dir.path(), &[]).status.code(), Some(4));
 }
 
 fn fake_index(root: &Path, name: &str, ty: &str, level: &str, size: &str, ways: &str, line: &str) {
