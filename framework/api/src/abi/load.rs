@@ -627,8 +627,16 @@ impl DynGuest {
             .call_or_unwind(method, &request(ImageRef::Full(id, Cow::Borrowed(image))))
     }
 
-    fn fault_as_guest_error(&self, fault: PluginFault) -> GuestError {
-        GuestError::Plugin(fault.to_string())
+    /// Sends a request of a method that answers `Result<T, GuestError>`; a fault becomes a
+    /// [`GuestError::Plugin`] naming the plugin.
+    fn call_fallible<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &'static str,
+        request: &Request<'_>,
+    ) -> Result<T, GuestError> {
+        self.library
+            .call::<Result<T, GuestError>>(method, request)
+            .map_err(|fault| GuestError::Plugin(fault.to_string()))?
     }
 }
 
@@ -638,9 +646,7 @@ impl GuestPlugin for DynGuest {
     }
 
     fn check_options(&self, options: &GuestOptions) -> Result<(), GuestError> {
-        self.library
-            .call::<Result<(), GuestError>>("check_options", &Request::CheckOptions(Cow::Borrowed(options)))
-            .map_err(|f| self.fault_as_guest_error(f))?
+        self.call_fallible("check_options", &Request::CheckOptions(Cow::Borrowed(options)))
     }
 
     fn state(&self, options: &GuestOptions) -> StateDesc {
@@ -666,9 +672,7 @@ impl GuestPlugin for DynGuest {
     }
 
     fn convert_image(&self, file: &[u8]) -> Result<Vec<u8>, GuestError> {
-        self.library
-            .call::<Result<Vec<u8>, GuestError>>("convert_image", &Request::ConvertImage(Cow::Borrowed(file)))
-            .map_err(|f| self.fault_as_guest_error(f))?
+        self.call_fallible("convert_image", &Request::ConvertImage(Cow::Borrowed(file)))
     }
 
     fn load(&self, image: &[u8], platform: &str, options: &GuestOptions) -> Result<GuestImage, GuestError> {
@@ -677,9 +681,7 @@ impl GuestPlugin for DynGuest {
             platform: Cow::Borrowed(platform),
             options: Cow::Borrowed(options),
         };
-        self.library
-            .call::<Result<GuestImage, GuestError>>("load", &request)
-            .map_err(|f| self.fault_as_guest_error(f))?
+        self.call_fallible("load", &request)
     }
 
     fn externs(&self, image: &GuestImage, platform: &str) -> Result<BTreeMap<GuestAddr, String>, GuestError> {
@@ -744,9 +746,7 @@ impl GuestPlugin for DynGuest {
             platform: Cow::Borrowed(platform),
             options: Cow::Borrowed(options),
         };
-        self.library
-            .call::<Result<Vec<SourceFile>, GuestError>>("runtime_sources", &request)
-            .map_err(|f| self.fault_as_guest_error(f))?
+        self.call_fallible("runtime_sources", &request)
     }
 }
 
