@@ -93,26 +93,25 @@ void rpt_host_set_rounding(int mode)
 	}
 }
 
+/* Returns what a system call gives, retried while a signal interrupts it; a failure becomes a
+ * RPT_HOST_E* error. */
+#define RPT_RETRIED(call)                                        \
+	for (;;) {                                               \
+		int64_t result = (int64_t)(call);                \
+		if (result >= 0)                                 \
+			return result;                           \
+		if (errno != EINTR)                              \
+			return rpt_host_error_of(errno);         \
+	}
+
 int64_t rpt_host_write(int fd, const void *buf, size_t len)
 {
-	for (;;) {
-		ssize_t n = write(fd, buf, len);
-		if (n >= 0)
-			return n;
-		if (errno != EINTR)
-			return rpt_host_error_of(errno);
-	}
+	RPT_RETRIED(write(fd, buf, len));
 }
 
 int64_t rpt_host_read(int fd, void *buf, size_t len)
 {
-	for (;;) {
-		ssize_t n = read(fd, buf, len);
-		if (n >= 0)
-			return n;
-		if (errno != EINTR)
-			return rpt_host_error_of(errno);
-	}
+	RPT_RETRIED(read(fd, buf, len));
 }
 
 int rpt_host_is_terminal(int fd)
@@ -137,13 +136,7 @@ int rpt_host_openat(int dir, const char *name, unsigned flags)
 		how |= O_DIRECTORY;
 	if (flags & RPT_OPEN_NOFOLLOW)
 		how |= O_NOFOLLOW;
-	for (;;) {
-		int fd = openat(dir == RPT_HOST_CWD ? AT_FDCWD : dir, name, how | O_CLOEXEC, 0666);
-		if (fd >= 0)
-			return fd;
-		if (errno != EINTR)
-			return rpt_host_error_of(errno);
-	}
+	RPT_RETRIED(openat(dir == RPT_HOST_CWD ? AT_FDCWD : dir, name, how | O_CLOEXEC, 0666));
 }
 
 int rpt_host_file_kind(int fd)

@@ -168,33 +168,18 @@ double rpt_u64_to_f64(uint64_t a, int mode);
 int64_t rpt_ftosi_f64(double a, int mode);
 
 /* Bit patterns of floats; memcpy is the one aliasing-safe spelling, and compilers fold it. */
-static inline uint32_t rpt_f32_bits(float f)
-{
-	uint32_t u;
-	__builtin_memcpy(&u, &f, sizeof u);
-	return u;
-}
-
-static inline float rpt_f32_from_bits(uint32_t u)
-{
-	float f;
-	__builtin_memcpy(&f, &u, sizeof f);
-	return f;
-}
-
-static inline uint64_t rpt_f64_bits(double f)
-{
-	uint64_t u;
-	__builtin_memcpy(&u, &f, sizeof u);
-	return u;
-}
-
-static inline double rpt_f64_from_bits(uint64_t u)
-{
-	double f;
-	__builtin_memcpy(&f, &u, sizeof f);
-	return f;
-}
+#define RPT_BIT_CAST(name, from, to)                  \
+	static inline to name(from x)                 \
+	{                                             \
+		to y;                                 \
+		__builtin_memcpy(&y, &x, sizeof y);   \
+		return y;                             \
+	}
+RPT_BIT_CAST(rpt_f32_bits, float, uint32_t)
+RPT_BIT_CAST(rpt_f32_from_bits, uint32_t, float)
+RPT_BIT_CAST(rpt_f64_bits, double, uint64_t)
+RPT_BIT_CAST(rpt_f64_from_bits, uint64_t, double)
+#undef RPT_BIT_CAST
 
 static inline uint64_t rpt_v2f32_bits(struct rpt_v2f32 v)
 {

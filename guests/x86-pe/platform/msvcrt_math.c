@@ -16,21 +16,25 @@
 
 #define RPT_MSVCRT(name) void rpt_win32_msvcrt_##name(struct cpu *restrict c)
 
+/* A cdecl `double name(double)` or `double name(double, double)` that is one C function. */
+#define RPT_MSVCRT_UNARY(name, f)                                               \
+	RPT_MSVCRT(name);                                                       \
+	RPT_MSVCRT(name)                                                        \
+	{                                                                       \
+		rpt_win32_return_cdecl_f64(c, f(rpt_win32_arg_f64(c, 0)));      \
+	}
+#define RPT_MSVCRT_BINARY(name, f)                                                                   \
+	RPT_MSVCRT(name);                                                                            \
+	RPT_MSVCRT(name)                                                                             \
+	{                                                                                            \
+		rpt_win32_return_cdecl_f64(c, f(rpt_win32_arg_f64(c, 0), rpt_win32_arg_f64(c, 2)));   \
+	}
+
 /* ---------------------------------------------------------------- math.h */
 
-RPT_MSVCRT(sqrt);
-void rpt_win32_msvcrt_sqrt(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_sqrt(x));
-}
+RPT_MSVCRT_UNARY(sqrt, __builtin_sqrt)
 
-RPT_MSVCRT(fabs);
-void rpt_win32_msvcrt_fabs(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_fabs(x));
-}
+RPT_MSVCRT_UNARY(fabs, __builtin_fabs)
 
 RPT_MSVCRT(_isnan);
 void rpt_win32_msvcrt__isnan(struct cpu *restrict c)
@@ -50,131 +54,41 @@ void rpt_win32_msvcrt__finite(struct cpu *restrict c)
  * extern named as an undefined symbol (rpt_win32_msvcrt_sin); docs/win32-console.md lists them. */
 #if __STDC_HOSTED__
 
-RPT_MSVCRT(sin);
-void rpt_win32_msvcrt_sin(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_sin(x));
-}
+RPT_MSVCRT_UNARY(sin, __builtin_sin)
 
-RPT_MSVCRT(cos);
-void rpt_win32_msvcrt_cos(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_cos(x));
-}
+RPT_MSVCRT_UNARY(cos, __builtin_cos)
 
-RPT_MSVCRT(tan);
-void rpt_win32_msvcrt_tan(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_tan(x));
-}
+RPT_MSVCRT_UNARY(tan, __builtin_tan)
 
-RPT_MSVCRT(asin);
-void rpt_win32_msvcrt_asin(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_asin(x));
-}
+RPT_MSVCRT_UNARY(asin, __builtin_asin)
 
-RPT_MSVCRT(acos);
-void rpt_win32_msvcrt_acos(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_acos(x));
-}
+RPT_MSVCRT_UNARY(acos, __builtin_acos)
 
-RPT_MSVCRT(atan);
-void rpt_win32_msvcrt_atan(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_atan(x));
-}
+RPT_MSVCRT_UNARY(atan, __builtin_atan)
 
-RPT_MSVCRT(sinh);
-void rpt_win32_msvcrt_sinh(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_sinh(x));
-}
+RPT_MSVCRT_UNARY(sinh, __builtin_sinh)
 
-RPT_MSVCRT(cosh);
-void rpt_win32_msvcrt_cosh(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_cosh(x));
-}
+RPT_MSVCRT_UNARY(cosh, __builtin_cosh)
 
-RPT_MSVCRT(tanh);
-void rpt_win32_msvcrt_tanh(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_tanh(x));
-}
+RPT_MSVCRT_UNARY(tanh, __builtin_tanh)
 
-RPT_MSVCRT(exp);
-void rpt_win32_msvcrt_exp(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_exp(x));
-}
+RPT_MSVCRT_UNARY(exp, __builtin_exp)
 
-RPT_MSVCRT(log);
-void rpt_win32_msvcrt_log(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_log(x));
-}
+RPT_MSVCRT_UNARY(log, __builtin_log)
 
-RPT_MSVCRT(log10);
-void rpt_win32_msvcrt_log10(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_log10(x));
-}
+RPT_MSVCRT_UNARY(log10, __builtin_log10)
 
-RPT_MSVCRT(floor);
-void rpt_win32_msvcrt_floor(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_floor(x));
-}
+RPT_MSVCRT_UNARY(floor, __builtin_floor)
 
-RPT_MSVCRT(ceil);
-void rpt_win32_msvcrt_ceil(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0);
-	rpt_win32_return_cdecl_f64(c, __builtin_ceil(x));
-}
+RPT_MSVCRT_UNARY(ceil, __builtin_ceil)
 
-RPT_MSVCRT(atan2);
-void rpt_win32_msvcrt_atan2(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0), y = rpt_win32_arg_f64(c, 2);
-	rpt_win32_return_cdecl_f64(c, __builtin_atan2(x, y));
-}
+RPT_MSVCRT_BINARY(atan2, __builtin_atan2)
 
-RPT_MSVCRT(pow);
-void rpt_win32_msvcrt_pow(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0), y = rpt_win32_arg_f64(c, 2);
-	rpt_win32_return_cdecl_f64(c, __builtin_pow(x, y));
-}
+RPT_MSVCRT_BINARY(pow, __builtin_pow)
 
-RPT_MSVCRT(fmod);
-void rpt_win32_msvcrt_fmod(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0), y = rpt_win32_arg_f64(c, 2);
-	rpt_win32_return_cdecl_f64(c, __builtin_fmod(x, y));
-}
+RPT_MSVCRT_BINARY(fmod, __builtin_fmod)
 
-RPT_MSVCRT(_hypot);
-void rpt_win32_msvcrt__hypot(struct cpu *restrict c)
-{
-	double x = rpt_win32_arg_f64(c, 0), y = rpt_win32_arg_f64(c, 2);
-	rpt_win32_return_cdecl_f64(c, __builtin_hypot(x, y));
-}
+RPT_MSVCRT_BINARY(_hypot, __builtin_hypot)
 
 RPT_MSVCRT(ldexp);
 RPT_MSVCRT(frexp);

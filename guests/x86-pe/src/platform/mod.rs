@@ -149,10 +149,19 @@ mod tests {
         assert!(!same_module("dll", "x.dll"));
     }
 
-    /// Every extern definition `void rpt_win32_<module>_<name>(struct cpu *restrict c) {` in a C file.
+    /// Every extern definition `void rpt_win32_<module>_<name>(struct cpu *restrict c) {` in a C
+    /// file, and every one the math macros define (`RPT_MSVCRT_UNARY(sin, ...)`).
     fn c_definitions(p: &Platform) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         for (_, text) in p.c_files {
+            for line in text.lines() {
+                let by_macro = ["RPT_MSVCRT_UNARY(", "RPT_MSVCRT_BINARY("]
+                    .iter()
+                    .find_map(|m| line.strip_prefix(m)?.split(',').next());
+                if let Some(name) = by_macro {
+                    out.insert(format!("rpt_win32_msvcrt_{name}"));
+                }
+            }
             let mut rest = *text;
             while let Some(at) = rest.find("void rpt_win32_") {
                 let tail = &rest[at + "void ".len()..];
