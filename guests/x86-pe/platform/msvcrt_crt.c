@@ -20,6 +20,13 @@
 
 #define RPT_MSVCRT(name) void rpt_win32_msvcrt_##name(struct cpu *restrict c)
 
+/* A cdecl function that returns the address of the platform's data `value` (`__p__fmode`). */
+#define RPT_MSVCRT_CONSTANT(name, value)                 \
+	RPT_MSVCRT(name)                                 \
+	{                                                \
+		rpt_win32_return_cdecl(c, value);        \
+	}
+
 RPT_MSVCRT(__getmainargs);
 RPT_MSVCRT(__set_app_type);
 RPT_MSVCRT(__setusermatherr);
@@ -94,15 +101,9 @@ void rpt_msvcrt_errno_from_host(void)
 	}
 }
 
-void rpt_win32_msvcrt__errno(struct cpu *restrict c)
-{
-	rpt_win32_return_cdecl(c, RPT_DATA_ERRNO);
-}
+RPT_MSVCRT_CONSTANT(_errno, RPT_DATA_ERRNO)
 
-void rpt_win32_msvcrt___doserrno(struct cpu *restrict c)
-{
-	rpt_win32_return_cdecl(c, RPT_DATA_DOSERRNO);
-}
+RPT_MSVCRT_CONSTANT(__doserrno, RPT_DATA_DOSERRNO)
 
 /* ---------------------------------------------------------------- the heap */
 
@@ -326,45 +327,21 @@ void rpt_win32_msvcrt___setusermatherr(struct cpu *restrict c)
 	rpt_win32_return_cdecl(c, 0);
 }
 
-void rpt_win32_msvcrt___p__acmdln(struct cpu *restrict c)
-{
-	rpt_win32_return_cdecl(c, RPT_DATA_ACMDLN);
-}
+RPT_MSVCRT_CONSTANT(__p__acmdln, RPT_DATA_ACMDLN)
 
-void rpt_win32_msvcrt___p__commode(struct cpu *restrict c)
-{
-	rpt_win32_return_cdecl(c, RPT_DATA_COMMODE);
-}
+RPT_MSVCRT_CONSTANT(__p__commode, RPT_DATA_COMMODE)
 
-void rpt_win32_msvcrt___p__fmode(struct cpu *restrict c)
-{
-	rpt_win32_return_cdecl(c, RPT_DATA_FMODE);
-}
+RPT_MSVCRT_CONSTANT(__p__fmode, RPT_DATA_FMODE)
 
-void rpt_win32_msvcrt___p___argc(struct cpu *restrict c)
-{
-	rpt_win32_return_cdecl(c, RPT_DATA_ARGC);
-}
+RPT_MSVCRT_CONSTANT(__p___argc, RPT_DATA_ARGC)
 
-void rpt_win32_msvcrt___p___argv(struct cpu *restrict c)
-{
-	rpt_win32_return_cdecl(c, RPT_DATA_ARGV);
-}
+RPT_MSVCRT_CONSTANT(__p___argv, RPT_DATA_ARGV)
 
-void rpt_win32_msvcrt___p__environ(struct cpu *restrict c)
-{
-	rpt_win32_return_cdecl(c, RPT_DATA_ENVIRON);
-}
+RPT_MSVCRT_CONSTANT(__p__environ, RPT_DATA_ENVIRON)
 
-void rpt_win32_msvcrt___p___initenv(struct cpu *restrict c)
-{
-	rpt_win32_return_cdecl(c, RPT_DATA_INITENV);
-}
+RPT_MSVCRT_CONSTANT(__p___initenv, RPT_DATA_INITENV)
 
-void rpt_win32_msvcrt___p___mb_cur_max(struct cpu *restrict c)
-{
-	rpt_win32_return_cdecl(c, RPT_DATA_MB_CUR_MAX);
-}
+RPT_MSVCRT_CONSTANT(__p___mb_cur_max, RPT_DATA_MB_CUR_MAX)
 
 void rpt_win32_msvcrt____mb_cur_max_func(struct cpu *restrict c)
 {
@@ -569,10 +546,7 @@ void rpt_win32_msvcrt_setlocale(struct cpu *restrict c)
 	rpt_win32_return_cdecl(c, result);
 }
 
-void rpt_win32_msvcrt_localeconv(struct cpu *restrict c)
-{
-	rpt_win32_return_cdecl(c, RPT_DATA_LCONV);
-}
+RPT_MSVCRT_CONSTANT(localeconv, RPT_DATA_LCONV)
 
 static uint32_t rpt_msvcrt_invalid_parameter_handler;
 

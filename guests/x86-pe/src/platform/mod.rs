@@ -150,12 +150,12 @@ mod tests {
     }
 
     /// Every extern definition `void rpt_win32_<module>_<name>(struct cpu *restrict c) {` in a C
-    /// file, and every one the math macros define (`RPT_MSVCRT_UNARY(sin, ...)`).
+    /// file, and every one the definition macros define (`RPT_MSVCRT_UNARY(sin, ...)`).
     fn c_definitions(p: &Platform) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         for (_, text) in p.c_files {
             for line in text.lines() {
-                let by_macro = ["RPT_MSVCRT_UNARY(", "RPT_MSVCRT_BINARY("]
+                let by_macro = ["RPT_MSVCRT_UNARY(", "RPT_MSVCRT_BINARY(", "RPT_MSVCRT_CONSTANT("]
                     .iter()
                     .find_map(|m| line.strip_prefix(m)?.split(',').next());
                 if let Some(name) = by_macro {
