@@ -197,6 +197,18 @@ pub enum GuestError {
     Plugin(String),
 }
 
+/// The platform called `name` among a guest's `platforms` (`name_of` reads a platform's name), or
+/// [`GuestError::UnknownPlatform`] listing the names there are.
+pub fn find_platform<'p, P>(platforms: &'p [P], name: &str, name_of: impl Fn(&P) -> &str) -> Result<&'p P, GuestError> {
+    platforms
+        .iter()
+        .find(|p| name_of(p) == name)
+        .ok_or_else(|| GuestError::UnknownPlatform {
+            platform: name.to_string(),
+            known: platforms.iter().map(&name_of).collect::<Vec<_>>().join(", "),
+        })
+}
+
 fn describe_missing_imports(platform: &str, imports: &[String]) -> String {
     let plural = if imports.len() == 1 { "" } else { "s" };
     let mut out = format!(

@@ -6,7 +6,9 @@
 //! linked into rpt. It depends only on `rpt-ir`.
 //!
 //! It also owns what every guest would otherwise write for itself: [`discover`], the function
-//! discovery algorithm, which a guest drives through its [`discover::Isa`].
+//! discovery algorithm, which a guest drives through its [`discover::Isa`]; [`lift`], the loop
+//! that lifts the blocks of a walk, which a guest drives through its [`lift::InsnLifter`]; and
+//! [`find_platform`].
 
 #![deny(missing_docs)]
 
@@ -14,11 +16,12 @@ pub mod abi;
 pub mod discover;
 mod guest;
 mod host;
+pub mod lift;
 mod pass;
 
 pub use guest::{
     Diagnostic, Discovery, GuestError, GuestImage, GuestOptions, GuestPlugin, Import, LiftResult, MemoryModel, Seeds,
-    Segment, SegmentFlags, Severity,
+    Segment, SegmentFlags, Severity, find_platform,
 };
 pub use host::{
     CEnvironment, CLANG, COMMON_CFLAGS, CacheGeometry, CompilerSettings, CpuModel, HostDesc, HostPlugin, Needed,

@@ -313,4 +313,35 @@ impl<'a> FunctionBuilder<'a> {
         let pc = self.iconst(pc_type, pc.0);
         self.terminate(Terminator::Exit { pc, reason });
     }
+
+    /// The bits (an i64) of the double NaN with the sign and payload of the float NaN whose bits
+    /// are `bits` (an i32): the float's fraction moved to the top of the double's, the exponent
+    /// all ones, and the quiet bit set when `quiet`. Unlike a conversion, it keeps a signalling
+    /// NaN signalling unless asked to quiet it.
+    pub fn f32_nan_to_f64_bits(&mut self, bits: Value, quiet: bool) -> Value {
+        let wide = self.resize(bits, Type::I64);
+        let sign = self.binary_imm(BinaryOp::And, wide, 0x8000_0000);
+        let sign = self.binary_imm(BinaryOp::Shl, sign, 32);
+        let fraction = self.binary_imm(BinaryOp::And, wide, 0x007f_ffff);
+        let fraction = self.binary_imm(BinaryOp::Shl, fraction, 29);
+        let nan = self.binary(BinaryOp::Or, sign, fraction);
+        let exponent = if quiet {
+            0x7ff8_0000_0000_0000
+        } else {
+            0x7ff0_0000_0000_0000
+        };
+        self.binary_imm(BinaryOp::Or, nan, exponent)
+    }
+
+    /// The bits (an i32) of the float NaN with the sign and the top of the payload of the double
+    /// NaN whose bits are `bits` (an i64), quieted: the converse of [`Self::f32_nan_to_f64_bits`].
+    pub fn f64_nan_to_f32_bits(&mut self, bits: Value) -> Value {
+        let sign = self.binary_imm(BinaryOp::Lshr, bits, 32);
+        let sign = self.binary_imm(BinaryOp::And, sign, 0x8000_0000);
+        let fraction = self.binary_imm(BinaryOp::Lshr, bits, 29);
+        let fraction = self.binary_imm(BinaryOp::And, fraction, 0x003f_ffff);
+        let nan = self.binary(BinaryOp::Or, sign, fraction);
+        let nan = self.binary_imm(BinaryOp::Or, nan, 0x7fc0_0000);
+        self.resize(nan, Type::I32)
+    }
 }

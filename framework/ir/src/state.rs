@@ -174,6 +174,19 @@ impl StateDesc {
         Ok(id)
     }
 
+    /// A guest's register file from its fixed slot table. The table is part of the guest's code
+    /// and the guest's tests check it, so an invalid slot is a bug: debug builds stop on it, and
+    /// other builds leave it out.
+    pub fn from_table(slots: impl IntoIterator<Item = Slot>) -> StateDesc {
+        let mut desc = StateDesc::new();
+        for slot in slots {
+            let name = slot.name.clone();
+            let added = desc.add(slot);
+            debug_assert!(added.is_ok(), "bad slot table entry {name}");
+        }
+        desc
+    }
+
     /// Adds a plain slot (convenience for guest state descriptions).
     pub fn plain(&mut self, name: &str, ty: Type, role: SlotRole) -> Result<SlotId, StateError> {
         self.add(Slot {

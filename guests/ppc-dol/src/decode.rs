@@ -5,8 +5,9 @@
 //! in listings gets the matching suffixes (`o`, `.`, `l`, `a`). The first matching row wins, so
 //! more specific rows (`mr` is not special here; `stwcx.` needs Rc=1) come where they must.
 
-use rpt_ir::GuestAddr;
+use rpt_ir::{BinaryOp, FBinaryOp, GuestAddr, Rounding, Type};
 
+use crate::estimate;
 use crate::lift::{Flow, alu, fp, mem, ps, system};
 
 /// How a row's operands are printed.
@@ -130,171 +131,148 @@ pub struct Row {
     pub flow: Flow,
 }
 
-const PRIMARY: u32 = 0xfc00_0000;
-const X_MASK: u32 = 0xfc00_07fe;
-const XO_MASK: u32 = 0xfc00_03fe;
-const A_MASK: u32 = 0xfc00_003e;
+impl Row {
+    /// The row of `name`: the words whose bits under `mask` are `bits`.
+    pub const fn new(name: &'static str, mask: u32, bits: u32, syntax: Syntax, suffix: Suffix, flow: Flow) -> Row {
+        Row {
+            name,
+            mask,
+            bits,
+            syntax,
+            suffix,
+            flow,
+        }
+    }
+}
 
+/// The primary opcode (bits 26..31): all a D-form row matches.
+pub(crate) const PRIMARY: u32 = 0xfc00_0000;
+/// The primary and the 10-bit extended opcode of X forms.
+pub(crate) const X_MASK: u32 = 0xfc00_07fe;
+/// The primary and the 9-bit extended opcode of XO forms (bit 10 is OE).
+const XO_MASK: u32 = 0xfc00_03fe;
+/// The primary and the 5-bit extended opcode of A forms.
+pub(crate) const A_MASK: u32 = 0xfc00_003e;
+
+/// The fixed bits of primary opcode `op` with extended opcode `xo` (at bit 1; 0 for D forms).
+pub(crate) const fn opcode(op: u32, xo: u32) -> u32 {
+    (op << 26) | (xo << 1)
+}
+
+/// A D-form row: the primary opcode alone.
 const fn d(name: &'static str, op: u32, syntax: Syntax, flow: Flow) -> Row {
-    Row {
-        name,
-        mask: PRIMARY,
-        bits: op << 26,
-        syntax,
-        suffix: Suffix::None,
-        flow,
-    }
+    Row::new(name, PRIMARY, opcode(op, 0), syntax, Suffix::None, flow)
 }
+
+/// An X-form row.
 const fn x(name: &'static str, op: u32, xo: u32, syntax: Syntax, suffix: Suffix, flow: Flow) -> Row {
-    Row {
-        name,
-        mask: X_MASK,
-        bits: (op << 26) | (xo << 1),
-        syntax,
-        suffix,
-        flow,
-    }
+    Row::new(name, X_MASK, opcode(op, xo), syntax, suffix, flow)
 }
-const fn xo(name: &'static str, xo: u32, flow: Flow) -> Row {
-    Row {
-        name,
-        mask: XO_MASK,
-        bits: (31 << 26) | (xo << 1),
-        syntax: Syntax::DAB,
-        suffix: Suffix::OeRc,
-        flow,
-    }
+
+/// An XO-form row of primary 31, with OE and Rc.
+const fn xo(name: &'static str, xo: u32, syntax: Syntax, flow: Flow) -> Row {
+    Row::new(name, XO_MASK, opcode(31, xo), syntax, Suffix::OeRc, flow)
 }
-const fn xo1(name: &'static str, xo: u32, flow: Flow) -> Row {
-    Row {
-        name,
-        mask: XO_MASK,
-        bits: (31 << 26) | (xo << 1),
-        syntax: Syntax::DA,
-        suffix: Suffix::OeRc,
-        flow,
-    }
-}
+
+/// An A-form row, with Rc.
 const fn a(name: &'static str, op: u32, xo: u32, syntax: Syntax, flow: Flow) -> Row {
-    Row {
-        name,
-        mask: A_MASK,
-        bits: (op << 26) | (xo << 1),
-        syntax,
-        suffix: Suffix::Rc,
-        flow,
-    }
+    Row::new(name, A_MASK, opcode(op, xo), syntax, Suffix::Rc, flow)
 }
+
+/// `row` with an Rc bit.
 const fn rc(mut row: Row) -> Row {
     row.suffix = Suffix::Rc;
     row
 }
 
+use BinaryOp::{And, Or, Xor};
 use Flow::Plain as P;
 use Syntax as S;
+use alu::{Complement, Operand as In};
+use fp::{Fma, Precision, SignOp};
 
 /// The table. Rows for paired singles (primary 4, 56, 57, 60, 61) come from [`ps::ROWS`].
+///
+/// A row's lift function is a named function when the instruction has logic of its own, and a
+/// closure naming its family's function and parameters when it is one member of a family (the
+/// additions, compares, logical operations, arithmetic of each precision).
+// One row a line, as a table reads: rustfmt would spread the longer rows over six lines.
+#[rustfmt::skip]
 pub static ROWS: &[Row] = &[
     // Integer arithmetic, immediate forms.
     d("twi", 3, S::TrapImm, Flow::Trap),
     d("mulli", 7, S::DASimm, P(alu::mulli)),
-    d("subfic", 8, S::DASimm, P(alu::subfic)),
-    d("cmpli", 10, S::CmpUimm, P(alu::cmpli)),
-    d("cmpi", 11, S::CmpSimm, P(alu::cmpi)),
-    d("addic", 12, S::DASimm, P(alu::addic)),
+    d("subfic", 8, S::DASimm, P(|lx, i| alu::add(lx, i, [In::NotRa, In::Simm, In::Const(1)], true))),
+    d("cmpli", 10, S::CmpUimm, P(|lx, i| alu::compare(lx, i, In::Uimm, false))),
+    d("cmpi", 11, S::CmpSimm, P(|lx, i| alu::compare(lx, i, In::Simm, true))),
+    d("addic", 12, S::DASimm, P(|lx, i| alu::add(lx, i, [In::Ra, In::Simm, In::Const(0)], true))),
     d("addic.", 13, S::DASimm, P(alu::addic_dot)),
     d("addi", 14, S::DASimm, P(alu::addi)),
     d("addis", 15, S::DASimm, P(alu::addis)),
-    Row {
-        name: "bc",
-        mask: PRIMARY,
-        bits: 16 << 26,
-        syntax: S::BranchCond,
-        suffix: Suffix::AaLk,
-        flow: Flow::BranchCond,
-    },
-    Row {
-        name: "sc",
-        mask: 0xffff_ffff,
-        bits: 0x4400_0002,
-        syntax: S::None,
-        suffix: Suffix::None,
-        flow: P(system::sc),
-    },
-    Row {
-        name: "b",
-        mask: PRIMARY,
-        bits: 18 << 26,
-        syntax: S::Branch,
-        suffix: Suffix::AaLk,
-        flow: Flow::Branch,
-    },
+    Row::new("bc", PRIMARY, opcode(16, 0), S::BranchCond, Suffix::AaLk, Flow::BranchCond),
+    Row::new("sc", 0xffff_ffff, 0x4400_0002, S::None, Suffix::None, P(system::sc)),
+    Row::new("b", PRIMARY, opcode(18, 0), S::Branch, Suffix::AaLk, Flow::Branch),
     // Primary 19: CR logic and register branches.
     x("mcrf", 19, 0, S::Mcrf, Suffix::None, P(system::mcrf)),
     x("bclr", 19, 16, S::BranchReg, Suffix::Lk, Flow::BranchLr),
-    x("crnor", 19, 33, S::CrOp, Suffix::None, P(system::crnor)),
-    x("crandc", 19, 129, S::CrOp, Suffix::None, P(system::crandc)),
+    x("crnor", 19, 33, S::CrOp, Suffix::None, P(|lx, i| system::cr_logic(lx, i, Or, Complement::Result))),
+    x("crandc", 19, 129, S::CrOp, Suffix::None, P(|lx, i| system::cr_logic(lx, i, And, Complement::SecondInput))),
     x("isync", 19, 150, S::None, Suffix::None, P(system::nop)),
-    x("crxor", 19, 193, S::CrOp, Suffix::None, P(system::crxor)),
-    x("crnand", 19, 225, S::CrOp, Suffix::None, P(system::crnand)),
-    x("crand", 19, 257, S::CrOp, Suffix::None, P(system::crand)),
-    x("creqv", 19, 289, S::CrOp, Suffix::None, P(system::creqv)),
-    x("crorc", 19, 417, S::CrOp, Suffix::None, P(system::crorc)),
-    x("cror", 19, 449, S::CrOp, Suffix::None, P(system::cror)),
+    x("crxor", 19, 193, S::CrOp, Suffix::None, P(|lx, i| system::cr_logic(lx, i, Xor, Complement::Neither))),
+    x("crnand", 19, 225, S::CrOp, Suffix::None, P(|lx, i| system::cr_logic(lx, i, And, Complement::Result))),
+    x("crand", 19, 257, S::CrOp, Suffix::None, P(|lx, i| system::cr_logic(lx, i, And, Complement::Neither))),
+    x("creqv", 19, 289, S::CrOp, Suffix::None, P(|lx, i| system::cr_logic(lx, i, Xor, Complement::Result))),
+    x("crorc", 19, 417, S::CrOp, Suffix::None, P(|lx, i| system::cr_logic(lx, i, Or, Complement::SecondInput))),
+    x("cror", 19, 449, S::CrOp, Suffix::None, P(|lx, i| system::cr_logic(lx, i, Or, Complement::Neither))),
     x("bcctr", 19, 528, S::BranchReg, Suffix::Lk, Flow::BranchCtr),
     // Rotates and logical immediates.
     rc(d("rlwimi", 20, S::Rlwi, P(alu::rlwimi))),
     rc(d("rlwinm", 21, S::Rlwi, P(alu::rlwinm))),
     rc(d("rlwnm", 23, S::Rlwnm, P(alu::rlwnm))),
-    d("ori", 24, S::ASUimm, P(alu::ori)),
-    d("oris", 25, S::ASUimm, P(alu::oris)),
-    d("xori", 26, S::ASUimm, P(alu::xori)),
-    d("xoris", 27, S::ASUimm, P(alu::xoris)),
-    d("andi.", 28, S::ASUimm, P(alu::andi_dot)),
-    d("andis.", 29, S::ASUimm, P(alu::andis_dot)),
-    // Primary 31: XO-form arithmetic (OE and Rc are the lift function's business).
-    xo("subfc", 8, P(alu::subfc)),
-    xo("addc", 10, P(alu::addc)),
-    xo("subf", 40, P(alu::subf)),
-    xo1("neg", 104, P(alu::neg)),
-    xo("subfe", 136, P(alu::subfe)),
-    xo("adde", 138, P(alu::adde)),
-    xo1("subfze", 200, P(alu::subfze)),
-    xo1("addze", 202, P(alu::addze)),
-    xo1("subfme", 232, P(alu::subfme)),
-    xo1("addme", 234, P(alu::addme)),
-    xo("mullw", 235, P(alu::mullw)),
-    xo("add", 266, P(alu::add)),
-    xo("divwu", 459, P(alu::divwu)),
-    xo("divw", 491, P(alu::divw)),
+    d("ori", 24, S::ASUimm, P(|lx, i| alu::logical_imm(lx, i, Or, 0, false))),
+    d("oris", 25, S::ASUimm, P(|lx, i| alu::logical_imm(lx, i, Or, 16, false))),
+    d("xori", 26, S::ASUimm, P(|lx, i| alu::logical_imm(lx, i, Xor, 0, false))),
+    d("xoris", 27, S::ASUimm, P(|lx, i| alu::logical_imm(lx, i, Xor, 16, false))),
+    d("andi.", 28, S::ASUimm, P(|lx, i| alu::logical_imm(lx, i, And, 0, true))),
+    d("andis.", 29, S::ASUimm, P(|lx, i| alu::logical_imm(lx, i, And, 16, true))),
+    // Primary 31: XO-form arithmetic (OE and Rc are the lift function's business); each addition
+    // is x + y + carry_in.
+    xo("subfc", 8, S::DAB, P(|lx, i| alu::add(lx, i, [In::NotRa, In::Rb, In::Const(1)], true))),
+    xo("addc", 10, S::DAB, P(|lx, i| alu::add(lx, i, [In::Ra, In::Rb, In::Const(0)], true))),
+    xo("subf", 40, S::DAB, P(|lx, i| alu::add(lx, i, [In::NotRa, In::Rb, In::Const(1)], false))),
+    xo("neg", 104, S::DA, P(|lx, i| alu::add(lx, i, [In::NotRa, In::Const(0), In::Const(1)], false))),
+    xo("subfe", 136, S::DAB, P(|lx, i| alu::add(lx, i, [In::NotRa, In::Rb, In::Ca], true))),
+    xo("adde", 138, S::DAB, P(|lx, i| alu::add(lx, i, [In::Ra, In::Rb, In::Ca], true))),
+    xo("subfze", 200, S::DA, P(|lx, i| alu::add(lx, i, [In::NotRa, In::Const(0), In::Ca], true))),
+    xo("addze", 202, S::DA, P(|lx, i| alu::add(lx, i, [In::Ra, In::Const(0), In::Ca], true))),
+    xo("subfme", 232, S::DA, P(|lx, i| alu::add(lx, i, [In::NotRa, In::Const(u32::MAX), In::Ca], true))),
+    xo("addme", 234, S::DA, P(|lx, i| alu::add(lx, i, [In::Ra, In::Const(u32::MAX), In::Ca], true))),
+    xo("mullw", 235, S::DAB, P(alu::mullw)),
+    xo("add", 266, S::DAB, P(|lx, i| alu::add(lx, i, [In::Ra, In::Rb, In::Const(0)], false))),
+    xo("divwu", 459, S::DAB, P(alu::divwu)),
+    xo("divw", 491, S::DAB, P(alu::divw)),
     // Primary 31: X-form. mulhw/mulhwu have no OE bit; bit 10 is part of their opcode.
-    x("mulhwu", 31, 11, S::DAB, Suffix::Rc, P(alu::mulhwu)),
-    x("mulhw", 31, 75, S::DAB, Suffix::Rc, P(alu::mulhw)),
-    x("cmp", 31, 0, S::Cmp, Suffix::None, P(alu::cmp)),
+    x("mulhwu", 31, 11, S::DAB, Suffix::Rc, P(|lx, i| alu::multiply_high(lx, i, BinaryOp::Umulhi))),
+    x("mulhw", 31, 75, S::DAB, Suffix::Rc, P(|lx, i| alu::multiply_high(lx, i, BinaryOp::Smulhi))),
+    x("cmp", 31, 0, S::Cmp, Suffix::None, P(|lx, i| alu::compare(lx, i, In::Rb, true))),
     x("tw", 31, 4, S::Trap, Suffix::None, Flow::Trap),
     x("mfcr", 31, 19, S::D, Suffix::None, P(system::mfcr)),
     x("lwarx", 31, 20, S::DAB, Suffix::None, P(mem::lwarx)),
     x("lwzx", 31, 23, S::DAB, Suffix::None, P(mem::lwzx)),
-    x("slw", 31, 24, S::ASB, Suffix::Rc, P(alu::slw)),
+    x("slw", 31, 24, S::ASB, Suffix::Rc, P(|lx, i| alu::shift_word(lx, i, BinaryOp::Shl))),
     x("cntlzw", 31, 26, S::AS, Suffix::Rc, P(alu::cntlzw)),
-    x("and", 31, 28, S::ASB, Suffix::Rc, P(alu::and)),
-    x("cmpl", 31, 32, S::Cmp, Suffix::None, P(alu::cmpl)),
+    x("and", 31, 28, S::ASB, Suffix::Rc, P(|lx, i| alu::logical(lx, i, And, Complement::Neither))),
+    x("cmpl", 31, 32, S::Cmp, Suffix::None, P(|lx, i| alu::compare(lx, i, In::Rb, false))),
     x("dcbst", 31, 54, S::AB, Suffix::None, P(system::nop)),
     x("lwzux", 31, 55, S::DAB, Suffix::None, P(mem::lwzux)),
-    x("andc", 31, 60, S::ASB, Suffix::Rc, P(alu::andc)),
+    x("andc", 31, 60, S::ASB, Suffix::Rc, P(|lx, i| alu::logical(lx, i, And, Complement::SecondInput))),
     x("dcbf", 31, 86, S::AB, Suffix::None, P(system::nop)),
     x("lbzx", 31, 87, S::DAB, Suffix::None, P(mem::lbzx)),
     x("lbzux", 31, 119, S::DAB, Suffix::None, P(mem::lbzux)),
-    x("nor", 31, 124, S::ASB, Suffix::Rc, P(alu::nor)),
+    x("nor", 31, 124, S::ASB, Suffix::Rc, P(|lx, i| alu::logical(lx, i, Or, Complement::Result))),
     x("mtcrf", 31, 144, S::Mtcrf, Suffix::None, P(system::mtcrf)),
-    Row {
-        name: "stwcx.",
-        mask: X_MASK | 1,
-        bits: (31 << 26) | (150 << 1) | 1,
-        syntax: S::DAB,
-        suffix: Suffix::None,
-        flow: P(mem::stwcx_dot),
-    },
+    // stwcx. exists only with its Rc bit set.
+    Row::new("stwcx.", X_MASK | 1, opcode(31, 150) | 1, S::DAB, Suffix::None, P(mem::stwcx_dot)),
     x("stwx", 31, 151, S::DAB, Suffix::None, P(mem::stwx)),
     x("stwux", 31, 183, S::DAB, Suffix::None, P(mem::stwux)),
     x("stbx", 31, 215, S::DAB, Suffix::None, P(mem::stbx)),
@@ -302,24 +280,24 @@ pub static ROWS: &[Row] = &[
     x("stbux", 31, 247, S::DAB, Suffix::None, P(mem::stbux)),
     x("dcbt", 31, 278, S::AB, Suffix::None, P(system::nop)),
     x("lhzx", 31, 279, S::DAB, Suffix::None, P(mem::lhzx)),
-    x("eqv", 31, 284, S::ASB, Suffix::Rc, P(alu::eqv)),
+    x("eqv", 31, 284, S::ASB, Suffix::Rc, P(|lx, i| alu::logical(lx, i, Xor, Complement::Result))),
     x("lhzux", 31, 311, S::DAB, Suffix::None, P(mem::lhzux)),
-    x("xor", 31, 316, S::ASB, Suffix::Rc, P(alu::xor)),
+    x("xor", 31, 316, S::ASB, Suffix::Rc, P(|lx, i| alu::logical(lx, i, Xor, Complement::Neither))),
     x("mfspr", 31, 339, S::Mfspr, Suffix::None, P(system::mfspr)),
     x("lhax", 31, 343, S::DAB, Suffix::None, P(mem::lhax)),
     x("mftb", 31, 371, S::Mftb, Suffix::None, P(system::mftb)),
     x("lhaux", 31, 375, S::DAB, Suffix::None, P(mem::lhaux)),
     x("sthx", 31, 407, S::DAB, Suffix::None, P(mem::sthx)),
-    x("orc", 31, 412, S::ASB, Suffix::Rc, P(alu::orc)),
+    x("orc", 31, 412, S::ASB, Suffix::Rc, P(|lx, i| alu::logical(lx, i, Or, Complement::SecondInput))),
     x("sthux", 31, 439, S::DAB, Suffix::None, P(mem::sthux)),
-    x("or", 31, 444, S::ASB, Suffix::Rc, P(alu::or)),
+    x("or", 31, 444, S::ASB, Suffix::Rc, P(|lx, i| alu::logical(lx, i, Or, Complement::Neither))),
     x("mtspr", 31, 467, S::Mtspr, Suffix::None, P(system::mtspr)),
-    x("nand", 31, 476, S::ASB, Suffix::Rc, P(alu::nand)),
+    x("nand", 31, 476, S::ASB, Suffix::Rc, P(|lx, i| alu::logical(lx, i, And, Complement::Result))),
     x("mcrxr", 31, 512, S::Crf, Suffix::None, P(system::mcrxr)),
     x("lswx", 31, 533, S::DAB, Suffix::None, P(mem::lswx)),
     x("lwbrx", 31, 534, S::DAB, Suffix::None, P(mem::lwbrx)),
     x("lfsx", 31, 535, S::FDAB, Suffix::None, P(mem::lfsx)),
-    x("srw", 31, 536, S::ASB, Suffix::Rc, P(alu::srw)),
+    x("srw", 31, 536, S::ASB, Suffix::Rc, P(|lx, i| alu::shift_word(lx, i, BinaryOp::Lshr))),
     x("lfsux", 31, 567, S::FDAB, Suffix::None, P(mem::lfsux)),
     x("lswi", 31, 597, S::Lswi, Suffix::None, P(mem::lswi)),
     x("sync", 31, 598, S::None, Suffix::None, P(system::nop)),
@@ -337,8 +315,8 @@ pub static ROWS: &[Row] = &[
     x("srawi", 31, 824, S::ASSh, Suffix::Rc, P(alu::srawi)),
     x("eieio", 31, 854, S::None, Suffix::None, P(system::nop)),
     x("sthbrx", 31, 918, S::DAB, Suffix::None, P(mem::sthbrx)),
-    x("extsh", 31, 922, S::AS, Suffix::Rc, P(alu::extsh)),
-    x("extsb", 31, 954, S::AS, Suffix::Rc, P(alu::extsb)),
+    x("extsh", 31, 922, S::AS, Suffix::Rc, P(|lx, i| alu::extend_sign(lx, i, Type::I16))),
+    x("extsb", 31, 954, S::AS, Suffix::Rc, P(|lx, i| alu::extend_sign(lx, i, Type::I8))),
     x("icbi", 31, 982, S::AB, Suffix::None, P(system::nop)),
     x("stfiwx", 31, 983, S::FDAB, Suffix::None, P(mem::stfiwx)),
     x("dcbz", 31, 1014, S::AB, Suffix::None, P(mem::dcbz)),
@@ -368,39 +346,39 @@ pub static ROWS: &[Row] = &[
     d("stfd", 54, S::FMem, P(mem::stfd)),
     d("stfdu", 55, S::FMem, P(mem::stfdu)),
     // Primary 59: single-precision arithmetic.
-    a("fdivs", 59, 18, S::FABC, P(fp::fdivs)),
-    a("fsubs", 59, 20, S::FABC, P(fp::fsubs)),
-    a("fadds", 59, 21, S::FABC, P(fp::fadds)),
-    a("fres", 59, 24, S::FB, P(fp::fres)),
-    a("fmuls", 59, 25, S::FAC, P(fp::fmuls)),
-    a("fmsubs", 59, 28, S::FACB, P(fp::fmsubs)),
-    a("fmadds", 59, 29, S::FACB, P(fp::fmadds)),
-    a("fnmsubs", 59, 30, S::FACB, P(fp::fnmsubs)),
-    a("fnmadds", 59, 31, S::FACB, P(fp::fnmadds)),
+    a("fdivs", 59, 18, S::FABC, P(|lx, i| lx.arith(i, FBinaryOp::Fdiv, Precision::Single))),
+    a("fsubs", 59, 20, S::FABC, P(|lx, i| lx.arith(i, FBinaryOp::Fsub, Precision::Single))),
+    a("fadds", 59, 21, S::FABC, P(|lx, i| lx.arith(i, FBinaryOp::Fadd, Precision::Single))),
+    a("fres", 59, 24, S::FB, P(|lx, i| lx.estimate(i, estimate::FRES_HELPER, Precision::Single))),
+    a("fmuls", 59, 25, S::FAC, P(|lx, i| lx.arith(i, FBinaryOp::Fmul, Precision::Single))),
+    a("fmsubs", 59, 28, S::FACB, P(|lx, i| lx.madd(i, Fma::Msub, Precision::Single))),
+    a("fmadds", 59, 29, S::FACB, P(|lx, i| lx.madd(i, Fma::Madd, Precision::Single))),
+    a("fnmsubs", 59, 30, S::FACB, P(|lx, i| lx.madd(i, Fma::Nmsub, Precision::Single))),
+    a("fnmadds", 59, 31, S::FACB, P(|lx, i| lx.madd(i, Fma::Nmadd, Precision::Single))),
     // Primary 63: double-precision arithmetic (A-form) and the rest (X-form).
-    a("fdiv", 63, 18, S::FABC, P(fp::fdiv)),
-    a("fsub", 63, 20, S::FABC, P(fp::fsub)),
-    a("fadd", 63, 21, S::FABC, P(fp::fadd)),
+    a("fdiv", 63, 18, S::FABC, P(|lx, i| lx.arith(i, FBinaryOp::Fdiv, Precision::Double))),
+    a("fsub", 63, 20, S::FABC, P(|lx, i| lx.arith(i, FBinaryOp::Fsub, Precision::Double))),
+    a("fadd", 63, 21, S::FABC, P(|lx, i| lx.arith(i, FBinaryOp::Fadd, Precision::Double))),
     a("fsel", 63, 23, S::FACB, P(fp::fsel)),
-    a("fmul", 63, 25, S::FAC, P(fp::fmul)),
-    a("frsqrte", 63, 26, S::FB, P(fp::frsqrte)),
-    a("fmsub", 63, 28, S::FACB, P(fp::fmsub)),
-    a("fmadd", 63, 29, S::FACB, P(fp::fmadd)),
-    a("fnmsub", 63, 30, S::FACB, P(fp::fnmsub)),
-    a("fnmadd", 63, 31, S::FACB, P(fp::fnmadd)),
-    x("fcmpu", 63, 0, S::FCmp, Suffix::None, P(fp::fcmpu)),
+    a("fmul", 63, 25, S::FAC, P(|lx, i| lx.arith(i, FBinaryOp::Fmul, Precision::Double))),
+    a("frsqrte", 63, 26, S::FB, P(|lx, i| lx.estimate(i, estimate::FRSQRTE_HELPER, Precision::Double))),
+    a("fmsub", 63, 28, S::FACB, P(|lx, i| lx.madd(i, Fma::Msub, Precision::Double))),
+    a("fmadd", 63, 29, S::FACB, P(|lx, i| lx.madd(i, Fma::Madd, Precision::Double))),
+    a("fnmsub", 63, 30, S::FACB, P(|lx, i| lx.madd(i, Fma::Nmsub, Precision::Double))),
+    a("fnmadd", 63, 31, S::FACB, P(|lx, i| lx.madd(i, Fma::Nmadd, Precision::Double))),
+    x("fcmpu", 63, 0, S::FCmp, Suffix::None, P(fp::fcmp)),
     x("frsp", 63, 12, S::FB, Suffix::Rc, P(fp::frsp)),
-    x("fctiw", 63, 14, S::FB, Suffix::Rc, P(fp::fctiw)),
-    x("fctiwz", 63, 15, S::FB, Suffix::Rc, P(fp::fctiwz)),
-    x("fcmpo", 63, 32, S::FCmp, Suffix::None, P(fp::fcmpo)),
-    x("mtfsb1", 63, 38, S::Crb, Suffix::Rc, P(fp::mtfsb1)),
-    x("fneg", 63, 40, S::FB, Suffix::Rc, P(fp::fneg)),
+    x("fctiw", 63, 14, S::FB, Suffix::Rc, P(|lx, i| lx.convert_to_int_word(i, Rounding::Dynamic))),
+    x("fctiwz", 63, 15, S::FB, Suffix::Rc, P(|lx, i| lx.convert_to_int_word(i, Rounding::Zero))),
+    x("fcmpo", 63, 32, S::FCmp, Suffix::None, P(fp::fcmp)),
+    x("mtfsb1", 63, 38, S::Crb, Suffix::Rc, P(|lx, i| fp::mtfsb(lx, i, true))),
+    x("fneg", 63, 40, S::FB, Suffix::Rc, P(|lx, i| lx.move_op(i, SignOp::Negate))),
     x("mcrfs", 63, 64, S::Mcrf, Suffix::None, P(fp::mcrfs)),
-    x("mtfsb0", 63, 70, S::Crb, Suffix::Rc, P(fp::mtfsb0)),
-    x("fmr", 63, 72, S::FB, Suffix::Rc, P(fp::fmr)),
+    x("mtfsb0", 63, 70, S::Crb, Suffix::Rc, P(|lx, i| fp::mtfsb(lx, i, false))),
+    x("fmr", 63, 72, S::FB, Suffix::Rc, P(|lx, i| lx.move_op(i, SignOp::Keep))),
     x("mtfsfi", 63, 134, S::Mtfsfi, Suffix::Rc, P(fp::mtfsfi)),
-    x("fnabs", 63, 136, S::FB, Suffix::Rc, P(fp::fnabs)),
-    x("fabs", 63, 264, S::FB, Suffix::Rc, P(fp::fabs)),
+    x("fnabs", 63, 136, S::FB, Suffix::Rc, P(|lx, i| lx.move_op(i, SignOp::Set))),
+    x("fabs", 63, 264, S::FB, Suffix::Rc, P(|lx, i| lx.move_op(i, SignOp::Clear))),
     x("mffs", 63, 583, S::FD, Suffix::Rc, P(fp::mffs)),
     x("mtfsf", 63, 711, S::Mtfsf, Suffix::Rc, P(fp::mtfsf)),
 ];

@@ -1,7 +1,8 @@
 //! The x86-32 register file as IR state slots (docs/c-abi.md, "x86 guest conventions").
 //!
-//! The table below is the single source of truth: the slot ids used by the lifter are
-//! positions in it, and `state_desc` adds the slots in the same order, so the two cannot drift.
+//! The tables below are the single source of truth: every slot id the lifter uses is found in
+//! them by name at compile time, and `state_desc` adds the slots in the same order, so the two
+//! cannot drift.
 
 use rpt_ir::{Slot, SlotId, SlotLayout, SlotRole, StateDesc, Type};
 
@@ -45,61 +46,74 @@ pub const SLOTS: [(&str, Type, SlotRole); 33] = [
 ];
 
 /// `eax`.
-pub const EAX: SlotId = SlotId(0);
+pub const EAX: SlotId = slot("eax");
 /// `ecx`.
-pub const ECX: SlotId = SlotId(1);
+pub const ECX: SlotId = slot("ecx");
 /// `edx`.
-pub const EDX: SlotId = SlotId(2);
+pub const EDX: SlotId = slot("edx");
 /// `ebx`.
-pub const EBX: SlotId = SlotId(3);
+pub const EBX: SlotId = slot("ebx");
 /// `esp`.
-pub const ESP: SlotId = SlotId(4);
+pub const ESP: SlotId = slot("esp");
 /// `ebp`.
-pub const EBP: SlotId = SlotId(5);
+pub const EBP: SlotId = slot("ebp");
 /// `esi`.
-pub const ESI: SlotId = SlotId(6);
+pub const ESI: SlotId = slot("esi");
 /// `edi`.
-pub const EDI: SlotId = SlotId(7);
+pub const EDI: SlotId = slot("edi");
 /// `eip`: kept for the runtime's benefit (resume, traces); lifted code does not maintain it.
-pub const EIP: SlotId = SlotId(8);
+pub const EIP: SlotId = slot("eip");
 /// The carry flag.
-pub const CF: SlotId = SlotId(9);
+pub const CF: SlotId = slot("cf");
 /// The parity flag (even parity of the result's low byte).
-pub const PF: SlotId = SlotId(10);
+pub const PF: SlotId = slot("pf");
 /// The auxiliary-carry flag (carry out of bit 3).
-pub const AF: SlotId = SlotId(11);
+pub const AF: SlotId = slot("af");
 /// The zero flag.
-pub const ZF: SlotId = SlotId(12);
+pub const ZF: SlotId = slot("zf");
 /// The sign flag.
-pub const SF: SlotId = SlotId(13);
+pub const SF: SlotId = slot("sf");
 /// The overflow flag.
-pub const OF: SlotId = SlotId(14);
+pub const OF: SlotId = slot("of");
 /// The direction flag (string instructions step down when set).
-pub const DF: SlotId = SlotId(15);
+pub const DF: SlotId = slot("df");
 
-/// The position of a slot in [`SLOTS`], found at compile time, so the constants below stay right
-/// wherever rows are added (a missing name fails the build).
-const fn slot_index(name: &str) -> u32 {
+/// The slot called `name`: its position in [`SLOTS`] followed by [`X87_SLOTS`], which is where
+/// `state_desc` adds it. Found at compile time, so the constants stay right wherever rows are
+/// added (a missing name fails the build).
+const fn slot(name: &str) -> SlotId {
     let mut i = 0;
     while i < SLOTS.len() {
-        let row = SLOTS[i].0.as_bytes();
-        let wanted = name.as_bytes();
-        if row.len() == wanted.len() {
-            let mut k = 0;
-            while k < row.len() && row[k] == wanted[k] {
-                k += 1;
-            }
-            if k == row.len() {
-                return i as u32;
-            }
+        if same_name(SLOTS[i].0, name) {
+            return SlotId(i as u32);
         }
         i += 1;
     }
-    panic!("no such slot in SLOTS")
+    let mut k = 0;
+    while k < X87_SLOTS.len() {
+        if same_name(X87_SLOTS[k].0, name) {
+            return SlotId((SLOTS.len() + k) as u32);
+        }
+        k += 1;
+    }
+    panic!("no such slot in SLOTS or X87_SLOTS")
+}
+
+/// `a == b`, which `const fn`s cannot say of strings.
+const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < a.len() && a[k] == b[k] {
+        k += 1;
+    }
+    k == a.len()
 }
 
 /// The position of `xmm0_lo` in [`SLOTS`]; `xmmN_lo` and `xmmN_hi` follow in pairs.
-const XMM_BASE: u32 = slot_index("xmm0_lo");
+const XMM_BASE: u32 = slot("xmm0_lo").0;
 
 /// The slot holding the low 64 bits of `xmm<n>` (`n` < 8): the scalar lane of every SSE instruction.
 pub const fn xmm_lo(n: u32) -> SlotId {
@@ -112,32 +126,31 @@ pub const fn xmm_hi(n: u32) -> SlotId {
 }
 
 /// MXCSR: the SSE control and status register (rounding control in bits 13-14).
-pub const MXCSR: SlotId = SlotId(slot_index("mxcsr"));
+pub const MXCSR: SlotId = slot("mxcsr");
 
 /// MXCSR after reset and at process start on Windows and Linux: every exception masked, round to
 /// nearest, no flush-to-zero.
 pub const MXCSR_DEFAULT: u32 = 0x1f80;
-/// The x87 unit's slots follow the integer table (see [`crate::x87`] for what they hold): kept
-/// after it, numbered from its length, so other register files appended later do not move them.
-const X87_BASE: u32 = SLOTS.len() as u32;
 /// The x87 control word (exception masks, PC in bits 8-9, RC in bits 10-11).
-pub const FPU_CW: SlotId = SlotId(X87_BASE);
+pub const FPU_CW: SlotId = slot("fpu_cw");
 /// The x87 status word without its TOP field (bits 11-13 are kept zero here).
-pub const FPU_SW: SlotId = SlotId(X87_BASE + 1);
+pub const FPU_SW: SlotId = slot("fpu_sw");
 /// The x87 stack top (0-7): st(i) is physical register (TOP + i) mod 8.
-pub const FPU_TOP: SlotId = SlotId(X87_BASE + 2);
+pub const FPU_TOP: SlotId = slot("fpu_top");
 /// One bit per physical x87 register: set when it holds a value, clear when its tag is "empty".
-pub const FPU_TAGS: SlotId = SlotId(X87_BASE + 3);
+pub const FPU_TAGS: SlotId = slot("fpu_tags");
 /// The significands (bits 0-63 of the 80-bit format) of the eight physical registers.
-pub const ST_M: SlotId = SlotId(X87_BASE + 4);
+pub const ST_M: SlotId = slot("st_m");
 /// Sign and exponent (bits 64-79 of the 80-bit format) of the eight physical registers.
-pub const ST_E: SlotId = SlotId(X87_BASE + 5);
+pub const ST_E: SlotId = slot("st_e");
 /// Not part of the guest's unit: the sign-and-exponent half of the last value-form x87 helper's
 /// result (`x87_v*`, which the x87-regions pass calls), whose significand is the return value.
 /// A helper returns one value, and an 80-bit register does not fit in one.
-pub const FPU_RESULT_E: SlotId = SlotId(X87_BASE + 6);
+pub const FPU_RESULT_E: SlotId = slot("fpu_result_e");
 
-/// The x87 slots in declaration order: name, type, role and, for arrays, the length.
+/// The x87 unit's slots (see [`crate::x87`] for what they hold) in declaration order: name, type,
+/// role and, for arrays, the length. They follow the integer table, so other register files
+/// appended to that later do not move them.
 const X87_SLOTS: [(&str, Type, SlotRole, Option<u32>); 7] = [
     ("fpu_cw", Type::I16, SlotRole::Special, None),
     ("fpu_sw", Type::I16, SlotRole::Special, None),
@@ -156,27 +169,22 @@ pub const ARITH_FLAGS: [(SlotId, u32); 6] = [(CF, 0), (PF, 2), (AF, 4), (ZF, 6),
 
 /// The x86-32 register file.
 pub fn state_desc() -> StateDesc {
-    let mut desc = StateDesc::new();
-    for (name, ty, role) in SLOTS {
-        // The names are fixed identifiers and distinct, so adding them cannot fail;
-        // a failure would be a bug in the table above, caught by the unit test below.
-        let added = desc.plain(name, ty, role);
-        debug_assert!(added.is_ok(), "bad slot table entry {name}");
-    }
-    for (name, ty, role, len) in X87_SLOTS {
+    let integer = SLOTS
+        .into_iter()
+        .map(|(name, ty, role)| (name, ty, role, SlotLayout::Plain));
+    let x87 = X87_SLOTS.into_iter().map(|(name, ty, role, len)| {
         let layout = match len {
             Some(len) => SlotLayout::Array { len },
             None => SlotLayout::Plain,
         };
-        let added = desc.add(Slot {
-            name: name.to_string(),
-            ty,
-            role,
-            layout,
-        });
-        debug_assert!(added.is_ok(), "bad x87 slot table entry {name}");
-    }
-    desc
+        (name, ty, role, layout)
+    });
+    StateDesc::from_table(integer.chain(x87).map(|(name, ty, role, layout)| Slot {
+        name: name.to_string(),
+        ty,
+        role,
+        layout,
+    }))
 }
 
 #[cfg(test)]
@@ -184,37 +192,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn constants_match_the_table() {
+    fn the_tables_are_one_valid_register_file() {
         let desc = state_desc();
         assert_eq!(desc.len(), SLOTS.len() + X87_SLOTS.len());
-        let named = [
-            (EAX, "eax"),
-            (ECX, "ecx"),
-            (EDX, "edx"),
-            (EBX, "ebx"),
-            (ESP, "esp"),
-            (EBP, "ebp"),
-            (ESI, "esi"),
-            (EDI, "edi"),
-            (EIP, "eip"),
-            (CF, "cf"),
-            (PF, "pf"),
-            (AF, "af"),
-            (ZF, "zf"),
-            (SF, "sf"),
-            (OF, "of"),
-            (DF, "df"),
-            (MXCSR, "mxcsr"),
-            (FPU_CW, "fpu_cw"),
-            (FPU_SW, "fpu_sw"),
-            (FPU_TOP, "fpu_top"),
-            (FPU_TAGS, "fpu_tags"),
-            (ST_M, "st_m"),
-            (ST_E, "st_e"),
-            (FPU_RESULT_E, "fpu_result_e"),
-        ];
-        for (id, name) in named {
-            assert_eq!(desc.find(name), Some(id), "{name}");
+        // Each slot is where the constants' lookup says.
+        for (id, s) in desc.iter() {
+            assert_eq!(slot(&s.name), id, "{}", s.name);
         }
         for n in 0..8 {
             assert_eq!(desc.find(&format!("xmm{n}_lo")), Some(xmm_lo(n)), "xmm{n}_lo");

@@ -7,7 +7,7 @@
 use rpt_ir::{BinaryOp, ConvOp, IntCC, Type, UnaryOp, Value};
 
 use super::Lifter;
-use crate::decode::Insn;
+use crate::decode::{Insn, Suffix};
 use crate::state::CA;
 
 /// The rotate mask of `rlw*` from MB and ME (IBM bit numbering, bit 0 is the most significant).
@@ -45,27 +45,24 @@ impl Lifter<'_> {
         self.b.convert(ConvOp::Zext, ca, Type::I32)
     }
 
-    /// The common tail of the XO-form adds: write rD, CA if asked, OV if OE, CR0 if Rc.
-    fn finish_add(&mut self, insn: &Insn, x: Value, y: Value, cin: Value, sets_ca: bool) {
-        let (r, carry) = self.add_carrying(x, y, cin);
-        self.set_gpr(insn.rd(), r);
-        if sets_ca {
-            self.b.set(CA, carry);
+    /// The value of an operand.
+    fn operand(&mut self, insn: &Insn, operand: Operand) -> Value {
+        match operand {
+            Operand::Ra => self.gpr(insn.ra()),
+            Operand::NotRa => {
+                let a = self.gpr(insn.ra());
+                self.b.unary(UnaryOp::Not, a)
+            }
+            Operand::Rb => self.gpr(insn.rb()),
+            Operand::Simm => self.c32(insn.simm() as u32),
+            Operand::Uimm => self.c32(insn.uimm()),
+            Operand::Const(c) => self.c32(c),
+            Operand::Ca => self.carry_in(),
         }
-        if insn.oe() {
-            let ov = self.add_overflow(x, y, r);
-            self.set_ov(ov);
-        }
-        self.record(insn, r);
     }
 
-    fn not_ra(&mut self, insn: &Insn) -> Value {
-        let a = self.gpr(insn.ra());
-        self.b.unary(UnaryOp::Not, a)
-    }
-
-    /// rA = f(rS, rB) for the X-form logical instructions, with CR0 if Rc.
-    fn logical(&mut self, insn: &Insn, f: fn(&mut Lifter<'_>, Value, Value) -> Value) {
+    /// rA = f(rS, rB) for the X-form logical and shift instructions, with CR0 if Rc.
+    fn x_form(&mut self, insn: &Insn, f: impl FnOnce(&mut Lifter<'_>, Value, Value) -> Value) {
         let s = self.gpr(insn.rd());
         let b = self.gpr(insn.rb());
         let r = f(self, s, b);
@@ -73,15 +70,66 @@ impl Lifter<'_> {
         self.record(insn, r);
     }
 
-    /// rA = rS op UIMM (shifted), optionally recording.
-    fn logical_imm(&mut self, insn: &Insn, op: BinaryOp, shift: u32, record: bool) {
-        let s = self.gpr(insn.rd());
-        let imm = self.c32(insn.uimm() << shift);
-        let r = self.b.binary(op, s, imm);
-        self.set_gpr(insn.ra(), r);
-        if record {
-            self.set_cr0(r);
+    /// `op` of `a` and `b` with the complement `complement` says.
+    pub(crate) fn logic(&mut self, op: BinaryOp, complement: Complement, a: Value, b: Value) -> Value {
+        let b = match complement {
+            Complement::SecondInput => self.b.unary(UnaryOp::Not, b),
+            Complement::Neither | Complement::Result => b,
+        };
+        let r = self.b.binary(op, a, b);
+        match complement {
+            Complement::Result => self.b.unary(UnaryOp::Not, r),
+            Complement::Neither | Complement::SecondInput => r,
         }
+    }
+}
+
+/// An operand of the additions (which all compute `x + y + carry_in` on 32 bits) and compares.
+#[derive(Clone, Copy)]
+pub(crate) enum Operand {
+    /// rA.
+    Ra,
+    /// ~rA (subtraction adds the complement).
+    NotRa,
+    /// rB.
+    Rb,
+    /// The D-form's SIMM.
+    Simm,
+    /// The D-form's UIMM.
+    Uimm,
+    /// A constant.
+    Const(u32),
+    /// XER[CA].
+    Ca,
+}
+
+/// Which side of a logical operation is complemented: `andc`/`orc` complement rB, `nand`/`nor`/
+/// `eqv` the result (and so do the CR-logic forms).
+#[derive(Clone, Copy)]
+pub(crate) enum Complement {
+    /// `and`, `or`, `xor`.
+    Neither,
+    /// `andc`, `orc`.
+    SecondInput,
+    /// `nand`, `nor`, `eqv`.
+    Result,
+}
+
+/// rD = x + y + carry_in (`inputs` in that order), CA when `sets_ca`; an XO form also sets OV
+/// when OE is set and CR0 when Rc is (a D form has neither bit).
+pub(crate) fn add(lx: &mut Lifter<'_>, insn: &Insn, inputs: [Operand; 3], sets_ca: bool) {
+    let [x, y, cin] = inputs.map(|input| lx.operand(insn, input));
+    let (r, carry) = lx.add_carrying(x, y, cin);
+    lx.set_gpr(insn.rd(), r);
+    if sets_ca {
+        lx.b.set(CA, carry);
+    }
+    if insn.row.suffix == Suffix::OeRc {
+        if insn.oe() {
+            let ov = lx.add_overflow(x, y, r);
+            lx.set_ov(ov);
+        }
+        lx.record(insn, r);
     }
 }
 
@@ -99,31 +147,11 @@ pub(crate) fn addis(lx: &mut Lifter<'_>, insn: &Insn) {
     lx.set_gpr(insn.rd(), r);
 }
 
-/// `addic rD,rA,SIMM`: sets CA.
-pub(crate) fn addic(lx: &mut Lifter<'_>, insn: &Insn) {
-    let a = lx.gpr(insn.ra());
-    let imm = lx.c32(insn.simm() as u32);
-    let zero = lx.c32(0);
-    let (r, carry) = lx.add_carrying(a, imm, zero);
-    lx.set_gpr(insn.rd(), r);
-    lx.b.set(CA, carry);
-}
-
 /// `addic. rD,rA,SIMM`: sets CA and CR0.
 pub(crate) fn addic_dot(lx: &mut Lifter<'_>, insn: &Insn) {
-    addic(lx, insn);
+    add(lx, insn, [Operand::Ra, Operand::Simm, Operand::Const(0)], true);
     let r = lx.gpr(insn.rd());
     lx.set_cr0(r);
-}
-
-/// `subfic rD,rA,SIMM`: SIMM - rA, sets CA.
-pub(crate) fn subfic(lx: &mut Lifter<'_>, insn: &Insn) {
-    let na = lx.not_ra(insn);
-    let imm = lx.c32(insn.simm() as u32);
-    let one = lx.c32(1);
-    let (r, carry) = lx.add_carrying(na, imm, one);
-    lx.set_gpr(insn.rd(), r);
-    lx.b.set(CA, carry);
 }
 
 /// `mulli rD,rA,SIMM`: the low 32 bits of the product.
@@ -131,72 +159,6 @@ pub(crate) fn mulli(lx: &mut Lifter<'_>, insn: &Insn) {
     let a = lx.gpr(insn.ra());
     let r = lx.b.binary_imm(BinaryOp::Mul, a, insn.simm() as u32 as u64);
     lx.set_gpr(insn.rd(), r);
-}
-
-/// `add[o][.]`.
-pub(crate) fn add(lx: &mut Lifter<'_>, insn: &Insn) {
-    let (a, b, z) = (lx.gpr(insn.ra()), lx.gpr(insn.rb()), lx.c32(0));
-    lx.finish_add(insn, a, b, z, false);
-}
-
-/// `addc[o][.]`.
-pub(crate) fn addc(lx: &mut Lifter<'_>, insn: &Insn) {
-    let (a, b, z) = (lx.gpr(insn.ra()), lx.gpr(insn.rb()), lx.c32(0));
-    lx.finish_add(insn, a, b, z, true);
-}
-
-/// `adde[o][.]`.
-pub(crate) fn adde(lx: &mut Lifter<'_>, insn: &Insn) {
-    let (a, b, c) = (lx.gpr(insn.ra()), lx.gpr(insn.rb()), lx.carry_in());
-    lx.finish_add(insn, a, b, c, true);
-}
-
-/// `addme[o][.]`: rA + CA - 1.
-pub(crate) fn addme(lx: &mut Lifter<'_>, insn: &Insn) {
-    let (a, m, c) = (lx.gpr(insn.ra()), lx.c32(u32::MAX), lx.carry_in());
-    lx.finish_add(insn, a, m, c, true);
-}
-
-/// `addze[o][.]`: rA + CA.
-pub(crate) fn addze(lx: &mut Lifter<'_>, insn: &Insn) {
-    let (a, z, c) = (lx.gpr(insn.ra()), lx.c32(0), lx.carry_in());
-    lx.finish_add(insn, a, z, c, true);
-}
-
-/// `subf[o][.]`: rB - rA.
-pub(crate) fn subf(lx: &mut Lifter<'_>, insn: &Insn) {
-    let (na, b, one) = (lx.not_ra(insn), lx.gpr(insn.rb()), lx.c32(1));
-    lx.finish_add(insn, na, b, one, false);
-}
-
-/// `subfc[o][.]`.
-pub(crate) fn subfc(lx: &mut Lifter<'_>, insn: &Insn) {
-    let (na, b, one) = (lx.not_ra(insn), lx.gpr(insn.rb()), lx.c32(1));
-    lx.finish_add(insn, na, b, one, true);
-}
-
-/// `subfe[o][.]`: ~rA + rB + CA.
-pub(crate) fn subfe(lx: &mut Lifter<'_>, insn: &Insn) {
-    let (na, b, c) = (lx.not_ra(insn), lx.gpr(insn.rb()), lx.carry_in());
-    lx.finish_add(insn, na, b, c, true);
-}
-
-/// `subfme[o][.]`: ~rA + CA - 1.
-pub(crate) fn subfme(lx: &mut Lifter<'_>, insn: &Insn) {
-    let (na, m, c) = (lx.not_ra(insn), lx.c32(u32::MAX), lx.carry_in());
-    lx.finish_add(insn, na, m, c, true);
-}
-
-/// `subfze[o][.]`: ~rA + CA.
-pub(crate) fn subfze(lx: &mut Lifter<'_>, insn: &Insn) {
-    let (na, z, c) = (lx.not_ra(insn), lx.c32(0), lx.carry_in());
-    lx.finish_add(insn, na, z, c, true);
-}
-
-/// `neg[o][.]`: ~rA + 1 (OV for 0x80000000).
-pub(crate) fn neg(lx: &mut Lifter<'_>, insn: &Insn) {
-    let (na, z, one) = (lx.not_ra(insn), lx.c32(0), lx.c32(1));
-    lx.finish_add(insn, na, z, one, false);
 }
 
 /// `mullw[o][.]`: OV when the signed 64-bit product does not fit 32 bits.
@@ -215,18 +177,10 @@ pub(crate) fn mullw(lx: &mut Lifter<'_>, insn: &Insn) {
     lx.record(insn, r);
 }
 
-/// `mulhw[.]`.
-pub(crate) fn mulhw(lx: &mut Lifter<'_>, insn: &Insn) {
+/// `mulhw[.]` (`Smulhi`), `mulhwu[.]` (`Umulhi`): the high 32 bits of the product.
+pub(crate) fn multiply_high(lx: &mut Lifter<'_>, insn: &Insn, op: BinaryOp) {
     let (a, b) = (lx.gpr(insn.ra()), lx.gpr(insn.rb()));
-    let r = lx.b.binary(BinaryOp::Smulhi, a, b);
-    lx.set_gpr(insn.rd(), r);
-    lx.record(insn, r);
-}
-
-/// `mulhwu[.]`.
-pub(crate) fn mulhwu(lx: &mut Lifter<'_>, insn: &Insn) {
-    let (a, b) = (lx.gpr(insn.ra()), lx.gpr(insn.rb()));
-    let r = lx.b.binary(BinaryOp::Umulhi, a, b);
+    let r = lx.b.binary(op, a, b);
     lx.set_gpr(insn.rd(), r);
     lx.record(insn, r);
 }
@@ -268,136 +222,43 @@ pub(crate) fn divwu(lx: &mut Lifter<'_>, insn: &Insn) {
     lx.record(insn, r);
 }
 
-/// `cmp crfD,L,rA,rB`.
-pub(crate) fn cmp(lx: &mut Lifter<'_>, insn: &Insn) {
-    let (a, b) = (lx.gpr(insn.ra()), lx.gpr(insn.rb()));
-    lx.compare_into(insn.crfd(), a, b, true);
-}
-
-/// `cmpl crfD,L,rA,rB`.
-pub(crate) fn cmpl(lx: &mut Lifter<'_>, insn: &Insn) {
-    let (a, b) = (lx.gpr(insn.ra()), lx.gpr(insn.rb()));
-    lx.compare_into(insn.crfd(), a, b, false);
-}
-
-/// `cmpi crfD,L,rA,SIMM`.
-pub(crate) fn cmpi(lx: &mut Lifter<'_>, insn: &Insn) {
+/// `cmp`/`cmpl crfD,L,rA,rB`, `cmpi crfD,L,rA,SIMM`, `cmpli crfD,L,rA,UIMM`: rA against `second`.
+pub(crate) fn compare(lx: &mut Lifter<'_>, insn: &Insn, second: Operand, signed: bool) {
     let a = lx.gpr(insn.ra());
-    let b = lx.c32(insn.simm() as u32);
-    lx.compare_into(insn.crfd(), a, b, true);
+    let b = lx.operand(insn, second);
+    lx.compare_into(insn.crfd(), a, b, signed);
 }
 
-/// `cmpli crfD,L,rA,UIMM`.
-pub(crate) fn cmpli(lx: &mut Lifter<'_>, insn: &Insn) {
-    let a = lx.gpr(insn.ra());
-    let b = lx.c32(insn.uimm());
-    lx.compare_into(insn.crfd(), a, b, false);
+/// `and[.]`, `andc[.]`, `or[.]` (`mr` when rS = rB), `orc[.]`, `xor[.]`, `nand[.]`, `nor[.]`,
+/// `eqv[.]`: rA = rS op rB with the complement the form names.
+pub(crate) fn logical(lx: &mut Lifter<'_>, insn: &Insn, op: BinaryOp, complement: Complement) {
+    lx.x_form(insn, |l, s, b| l.logic(op, complement, s, b));
 }
 
-/// `and[.]`.
-pub(crate) fn and(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.logical(insn, |l, s, b| l.b.binary(BinaryOp::And, s, b));
+/// `ori`, `oris`, `xori`, `xoris`, `andi.`, `andis.`: rA = rS op UIMM shifted left by `shift`
+/// (0 or 16), with CR0 when `record` (the `and` forms, which have no other).
+pub(crate) fn logical_imm(lx: &mut Lifter<'_>, insn: &Insn, op: BinaryOp, shift: u32, record: bool) {
+    let s = lx.gpr(insn.rd());
+    let imm = lx.c32(insn.uimm() << shift);
+    let r = lx.b.binary(op, s, imm);
+    lx.set_gpr(insn.ra(), r);
+    if record {
+        lx.set_cr0(r);
+    }
 }
 
-/// `andc[.]`: rS & ~rB.
-pub(crate) fn andc(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.logical(insn, |l, s, b| {
-        let nb = l.b.unary(UnaryOp::Not, b);
-        l.b.binary(BinaryOp::And, s, nb)
-    });
-}
-
-/// `or[.]` (`mr` when rS = rB).
-pub(crate) fn or(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.logical(insn, |l, s, b| l.b.binary(BinaryOp::Or, s, b));
-}
-
-/// `orc[.]`: rS | ~rB.
-pub(crate) fn orc(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.logical(insn, |l, s, b| {
-        let nb = l.b.unary(UnaryOp::Not, b);
-        l.b.binary(BinaryOp::Or, s, nb)
-    });
-}
-
-/// `xor[.]`.
-pub(crate) fn xor(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.logical(insn, |l, s, b| l.b.binary(BinaryOp::Xor, s, b));
-}
-
-/// `nand[.]`.
-pub(crate) fn nand(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.logical(insn, |l, s, b| {
-        let x = l.b.binary(BinaryOp::And, s, b);
-        l.b.unary(UnaryOp::Not, x)
-    });
-}
-
-/// `nor[.]`.
-pub(crate) fn nor(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.logical(insn, |l, s, b| {
-        let x = l.b.binary(BinaryOp::Or, s, b);
-        l.b.unary(UnaryOp::Not, x)
-    });
-}
-
-/// `eqv[.]`.
-pub(crate) fn eqv(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.logical(insn, |l, s, b| {
-        let x = l.b.binary(BinaryOp::Xor, s, b);
-        l.b.unary(UnaryOp::Not, x)
-    });
-}
-
-/// `ori rA,rS,UIMM`.
-pub(crate) fn ori(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.logical_imm(insn, BinaryOp::Or, 0, false);
-}
-
-/// `oris rA,rS,UIMM`.
-pub(crate) fn oris(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.logical_imm(insn, BinaryOp::Or, 16, false);
-}
-
-/// `xori rA,rS,UIMM`.
-pub(crate) fn xori(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.logical_imm(insn, BinaryOp::Xor, 0, false);
-}
-
-/// `xoris rA,rS,UIMM`.
-pub(crate) fn xoris(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.logical_imm(insn, BinaryOp::Xor, 16, false);
-}
-
-/// `andi. rA,rS,UIMM`.
-pub(crate) fn andi_dot(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.logical_imm(insn, BinaryOp::And, 0, true);
-}
-
-/// `andis. rA,rS,UIMM`.
-pub(crate) fn andis_dot(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.logical_imm(insn, BinaryOp::And, 16, true);
-}
-
-fn unary_rs(lx: &mut Lifter<'_>, insn: &Insn, f: fn(&mut Lifter<'_>, Value) -> Value) {
+/// rA = f(rS), with CR0 if Rc.
+fn unary_rs(lx: &mut Lifter<'_>, insn: &Insn, f: impl FnOnce(&mut Lifter<'_>, Value) -> Value) {
     let s = lx.gpr(insn.rd());
     let r = f(lx, s);
     lx.set_gpr(insn.ra(), r);
     lx.record(insn, r);
 }
 
-/// `extsb[.]`.
-pub(crate) fn extsb(lx: &mut Lifter<'_>, insn: &Insn) {
+/// `extsb[.]` (`from` i8), `extsh[.]` (`from` i16): the low bits of rS, sign-extended.
+pub(crate) fn extend_sign(lx: &mut Lifter<'_>, insn: &Insn, from: Type) {
     unary_rs(lx, insn, |l, s| {
-        let low = l.b.convert(ConvOp::Trunc, s, Type::I8);
-        l.b.convert(ConvOp::Sext, low, Type::I32)
-    });
-}
-
-/// `extsh[.]`.
-pub(crate) fn extsh(lx: &mut Lifter<'_>, insn: &Insn) {
-    unary_rs(lx, insn, |l, s| {
-        let low = l.b.convert(ConvOp::Trunc, s, Type::I16);
+        let low = l.b.convert(ConvOp::Trunc, s, from);
         l.b.convert(ConvOp::Sext, low, Type::I32)
     });
 }
@@ -407,23 +268,11 @@ pub(crate) fn cntlzw(lx: &mut Lifter<'_>, insn: &Insn) {
     unary_rs(lx, insn, |l, s| l.b.unary(UnaryOp::Clz, s));
 }
 
-/// `slw[.]`: a shift amount of 32..63 (six bits of rB) gives 0.
-pub(crate) fn slw(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.logical(insn, |l, s, b| {
+/// `slw[.]`, `srw[.]`: a shift amount of 32..63 (six bits of rB) gives 0.
+pub(crate) fn shift_word(lx: &mut Lifter<'_>, insn: &Insn, op: BinaryOp) {
+    lx.x_form(insn, |l, s, b| {
         let n = l.b.binary_imm(BinaryOp::And, b, 31);
-        let shifted = l.b.binary(BinaryOp::Shl, s, n);
-        let big = l.b.binary_imm(BinaryOp::And, b, 32);
-        let big = l.b.icmp_imm(IntCC::Ne, big, 0);
-        let zero = l.c32(0);
-        l.b.select(big, zero, shifted)
-    });
-}
-
-/// `srw[.]`.
-pub(crate) fn srw(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.logical(insn, |l, s, b| {
-        let n = l.b.binary_imm(BinaryOp::And, b, 31);
-        let shifted = l.b.binary(BinaryOp::Lshr, s, n);
+        let shifted = l.b.binary(op, s, n);
         let big = l.b.binary_imm(BinaryOp::And, b, 32);
         let big = l.b.icmp_imm(IntCC::Ne, big, 0);
         let zero = l.c32(0);
@@ -448,12 +297,7 @@ pub(crate) fn sraw(lx: &mut Lifter<'_>, insn: &Insn) {
     let all = lx.c32(u32::MAX);
     let out_mask = lx.b.select(big, all, low);
     let out = lx.b.binary(BinaryOp::And, s, out_mask);
-    let lost = lx.b.icmp_imm(IntCC::Ne, out, 0);
-    let negative = lx.b.icmp_imm(IntCC::Slt, s, 0);
-    let ca = lx.b.binary(BinaryOp::And, negative, lost);
-    lx.set_gpr(insn.ra(), r);
-    lx.b.set(CA, ca);
-    lx.record(insn, r);
+    finish_shift_right_algebraic(lx, insn, s, out, r);
 }
 
 /// `srawi[.] rA,rS,SH`.
@@ -462,6 +306,12 @@ pub(crate) fn srawi(lx: &mut Lifter<'_>, insn: &Insn) {
     let s = lx.gpr(insn.rd());
     let r = lx.b.binary_imm(BinaryOp::Ashr, s, u64::from(sh));
     let out = lx.b.binary_imm(BinaryOp::And, s, (1u64 << sh) - 1);
+    finish_shift_right_algebraic(lx, insn, s, out, r);
+}
+
+/// The tail of `sraw`/`srawi`: rA = `r`, and CA set when rS is negative and the bits shifted out
+/// (`out`, rS under their mask) are not all zero.
+fn finish_shift_right_algebraic(lx: &mut Lifter<'_>, insn: &Insn, s: Value, out: Value, r: Value) {
     let lost = lx.b.icmp_imm(IntCC::Ne, out, 0);
     let negative = lx.b.icmp_imm(IntCC::Slt, s, 0);
     let ca = lx.b.binary(BinaryOp::And, negative, lost);
@@ -474,13 +324,7 @@ pub(crate) fn srawi(lx: &mut Lifter<'_>, insn: &Insn) {
 pub(crate) fn rlwinm(lx: &mut Lifter<'_>, insn: &Insn) {
     let s = lx.gpr(insn.rd());
     let rotated = lx.b.binary_imm(BinaryOp::Rotl, s, u64::from(insn.rb()));
-    let r = lx.b.binary_imm(
-        BinaryOp::And,
-        rotated,
-        u64::from(rotate_mask(insn.rc_field(), insn.me())),
-    );
-    lx.set_gpr(insn.ra(), r);
-    lx.record(insn, r);
+    finish_rotate_and_mask(lx, insn, rotated);
 }
 
 /// `rlwnm[.] rA,rS,rB,MB,ME`.
@@ -489,11 +333,13 @@ pub(crate) fn rlwnm(lx: &mut Lifter<'_>, insn: &Insn) {
     let b = lx.gpr(insn.rb());
     let n = lx.b.binary_imm(BinaryOp::And, b, 31);
     let rotated = lx.b.binary(BinaryOp::Rotl, s, n);
-    let r = lx.b.binary_imm(
-        BinaryOp::And,
-        rotated,
-        u64::from(rotate_mask(insn.rc_field(), insn.me())),
-    );
+    finish_rotate_and_mask(lx, insn, rotated);
+}
+
+/// The tail of `rlwinm`/`rlwnm`: rA = the rotated rS under the MB..ME mask.
+fn finish_rotate_and_mask(lx: &mut Lifter<'_>, insn: &Insn, rotated: Value) {
+    let mask = rotate_mask(insn.rc_field(), insn.me());
+    let r = lx.b.binary_imm(BinaryOp::And, rotated, u64::from(mask));
     lx.set_gpr(insn.ra(), r);
     lx.record(insn, r);
 }

@@ -74,11 +74,7 @@ pub(crate) fn lift_control(
                 target: CallTarget::Direct(target),
             });
         }
-        diags.push(Diagnostic {
-            severity: Severity::Error,
-            addr: insn.addr,
-            message: format!("branch to {target}, which is not code"),
-        });
+        report_not_code(diags, insn, "branch", target);
         let pc = lx.c32(target.0 as u32);
         lx.block_with(Terminator::Exit {
             pc,
@@ -90,6 +86,14 @@ pub(crate) fn lift_control(
             Some(b) => b,
             // A call that never returns: control cannot come back here.
             None => lx.block_with(Terminator::Unreachable),
+        }
+    };
+    // Ends the block: always to `taken`, or to `taken` when `cond` holds and else on.
+    let jump_or_branch = |lx: &mut Lifter<'_>, cond: Option<Value>, taken: Block| match cond {
+        None => lx.b.jump(taken, Vec::new()),
+        Some(c) => {
+            let fall = continue_at(lx);
+            lx.b.branch(c, taken, fall);
         }
     };
     match insn.row.flow {
@@ -114,11 +118,7 @@ pub(crate) fn lift_control(
                 let call_target = if cfg.calls_entry(target, ()) {
                     CallTarget::Direct(target)
                 } else {
-                    diags.push(Diagnostic {
-                        severity: Severity::Error,
-                        addr: insn.addr,
-                        message: format!("call to {target}, which is not code"),
-                    });
+                    report_not_code(diags, insn, "call", target);
                     let pc = lx.c32(target.0 as u32);
                     CallTarget::Indirect(pc)
                 };
@@ -129,13 +129,7 @@ pub(crate) fn lift_control(
             } else {
                 goto(lx, target)
             };
-            match cond {
-                None => lx.b.jump(taken, Vec::new()),
-                Some(c) => {
-                    let fall = continue_at(lx);
-                    lx.b.branch(c, taken, fall);
-                }
-            }
+            jump_or_branch(lx, cond, taken);
             true
         }
         Flow::BranchLr | Flow::BranchCtr => {
@@ -162,13 +156,7 @@ pub(crate) fn lift_control(
                     target: CallTarget::Indirect(target),
                 })
             };
-            match cond {
-                None => lx.b.jump(taken, Vec::new()),
-                Some(c) => {
-                    let fall = continue_at(lx);
-                    lx.b.branch(c, taken, fall);
-                }
-            }
+            jump_or_branch(lx, cond, taken);
             true
         }
         Flow::Trap => {
@@ -197,15 +185,20 @@ pub(crate) fn lift_control(
                 pc,
                 reason: ExitReason::InvalidOpcode,
             });
-            if to == 31 {
-                lx.b.jump(trap, Vec::new());
-            } else {
-                let fall = continue_at(lx);
-                lx.b.branch(cond, trap, fall);
-            }
+            // TO = 31 traps whatever the operands (`trap`).
+            jump_or_branch(lx, (to != 31).then_some(cond), trap);
             true
         }
     }
+}
+
+/// Reports a branch or call to `target`, which is not code.
+fn report_not_code(diags: &mut Vec<Diagnostic>, insn: &Insn, what: &str, target: GuestAddr) {
+    diags.push(Diagnostic {
+        severity: Severity::Error,
+        addr: insn.addr,
+        message: format!("{what} to {target}, which is not code"),
+    });
 }
 
 /// A block that switches on CTR over the table's targets: index `(ctr - lowest) / 4`, with

@@ -94,14 +94,7 @@ impl Lifter<'_> {
         let f = self.b.convert(ConvOp::Bitcast, w, Type::F32);
         let widened = self.b.fconvert(FConvOp::Fconvert, Rounding::Nearest, f, Type::F64);
         let nan = self.b.fcmp(FloatCC::Uno, f, f);
-        // NaN: sign, all-ones exponent, the fraction moved to the top.
-        let w64 = self.b.convert(ConvOp::Zext, w, Type::I64);
-        let sign = self.b.binary_imm(BinaryOp::And, w64, 0x8000_0000);
-        let sign = self.b.binary_imm(BinaryOp::Shl, sign, 32);
-        let frac = self.b.binary_imm(BinaryOp::And, w64, 0x007f_ffff);
-        let frac = self.b.binary_imm(BinaryOp::Shl, frac, 29);
-        let bits = self.b.binary(BinaryOp::Or, sign, frac);
-        let bits = self.b.binary_imm(BinaryOp::Or, bits, 0x7ff0_0000_0000_0000);
+        let bits = self.b.f32_nan_to_f64_bits(w, false);
         let nan_value = self.double_from_bits(bits);
         self.b.select(nan, nan_value, widened)
     }
@@ -161,7 +154,18 @@ impl Lifter<'_> {
         }
     }
 
-    fn arith(&mut self, insn: &Insn, op: FBinaryOp, single: bool) {
+    /// Writes a result of `precision`: a single one into both paired-single halves, a double one
+    /// into ps0 only.
+    fn set_fpr_as(&mut self, n: u32, v: Value, precision: Precision) {
+        match precision {
+            Precision::Single => self.set_fpr_single(n, v),
+            Precision::Double => self.set_fpr(n, v),
+        }
+    }
+
+    /// `fadd`, `fsub`, `fmul`, `fdiv` and their single forms: frA op frB (frC for `fmul`).
+    pub(crate) fn arith(&mut self, insn: &Insn, op: FBinaryOp, precision: Precision) {
+        let single = precision == Precision::Single;
         let a = self.fpr(insn.ra());
         let b = if op == FBinaryOp::Fmul {
             self.fpr(insn.rc_field())
@@ -178,42 +182,47 @@ impl Lifter<'_> {
             r = self.round_to_single(r);
         }
         let r = self.fix_nan(r, &[a, b], single);
-        if single {
-            self.set_fpr_single(insn.rd(), r);
-        } else {
-            self.set_fpr(insn.rd(), r);
-        }
+        self.set_fpr_as(insn.rd(), r, precision);
         self.record_fp(insn);
     }
 
     /// The multiply-add family: `frA * frC ± frB`, rounded once, optionally negated afterwards
     /// (a NaN result is not negated).
-    fn madd(&mut self, insn: &Insn, subtract: bool, negate: bool, single: bool) {
+    pub(crate) fn madd(&mut self, insn: &Insn, form: Fma, precision: Precision) {
+        let single = precision == Precision::Single;
         let a = self.fpr(insn.ra());
         let c = self.fpr(insn.rc_field());
         let b = self.fpr(insn.rb());
-        let addend = if subtract {
-            self.b.funary(FUnaryOp::Fneg, Rounding::Nearest, b)
-        } else {
-            b
-        };
+        let addend = self.fma_addend(form, b);
         let c_in = if single { self.force_25bit(c) } else { c };
         let mut r = self.b.fternary(FTernaryOp::Fma, Rounding::Dynamic, a, c_in, addend);
         if single {
             r = self.round_to_single(r);
         }
-        let mut r = self.fix_nan(r, &[a, b, c], single);
-        if negate {
+        let r = self.fix_nan(r, &[a, b, c], single);
+        let r = self.fma_result(form, r);
+        self.set_fpr_as(insn.rd(), r, precision);
+        self.record_fp(insn);
+    }
+
+    /// The addend of a multiply-add: frB, negated for the subtracting forms.
+    pub(crate) fn fma_addend(&mut self, form: Fma, b: Value) -> Value {
+        if matches!(form, Fma::Msub | Fma::Nmsub) {
+            self.b.funary(FUnaryOp::Fneg, Rounding::Nearest, b)
+        } else {
+            b
+        }
+    }
+
+    /// The result of a multiply-add, negated for the negating forms unless it is a NaN.
+    pub(crate) fn fma_result(&mut self, form: Fma, r: Value) -> Value {
+        if matches!(form, Fma::Nmadd | Fma::Nmsub) {
             let nan = self.is_nan(r);
             let negated = self.b.funary(FUnaryOp::Fneg, Rounding::Nearest, r);
-            r = self.b.select(nan, r, negated);
-        }
-        if single {
-            self.set_fpr_single(insn.rd(), r);
+            self.b.select(nan, r, negated)
         } else {
-            self.set_fpr(insn.rd(), r);
+            r
         }
-        self.record_fp(insn);
     }
 
     /// A CR field from comparing two floats: LT GT EQ, or FU (the low bit) when unordered.
@@ -222,19 +231,13 @@ impl Lifter<'_> {
         let gt = self.b.fcmp(FloatCC::Lt, b, a);
         let eq = self.b.fcmp(FloatCC::Eq, a, b);
         let un = self.b.fcmp(FloatCC::Uno, a, b);
-        let lt = self.cr_bit(lt, 3);
-        let gt = self.cr_bit(gt, 2);
-        let eq = self.cr_bit(eq, 1);
-        let un = self.cr_bit(un, 0);
-        let x = self.b.binary(BinaryOp::Or, lt, gt);
-        let x = self.b.binary(BinaryOp::Or, x, eq);
-        self.b.binary(BinaryOp::Or, x, un)
+        self.cr_field_from_bits(&[lt, gt, eq, un])
     }
 
     /// `fctiw`/`fctiwz`: to a 32-bit integer with saturation (NaN gives 0x80000000), placed in
     /// the low word of the FPR with 0xfff80000 above it, as the 750 leaves it (Dolphin's hardware
     /// tests; qemu sign-extends the word instead, and the oracle test compares the low word).
-    fn convert_to_int_word(&mut self, insn: &Insn, rounding: Rounding) {
+    pub(crate) fn convert_to_int_word(&mut self, insn: &Insn, rounding: Rounding) {
         let b = self.fpr(insn.rb());
         let nan = self.is_nan(b);
         // Clamp far outside the 32-bit range first, so the 64-bit conversion is always defined.
@@ -262,52 +265,73 @@ impl Lifter<'_> {
         self.record_fp(insn);
     }
 
-    fn move_op(&mut self, insn: &Insn, f: fn(&mut Lifter<'_>, Value) -> Value) {
+    /// `fmr`, `fneg`, `fabs`, `fnabs`: frB with its sign changed as `op` says.
+    pub(crate) fn move_op(&mut self, insn: &Insn, op: SignOp) {
         let b = self.fpr(insn.rb());
-        let r = f(self, b);
+        let r = self.sign_op(op, b);
         self.set_fpr(insn.rd(), r);
+        self.record_fp(insn);
+    }
+
+    /// `v` with its sign changed as `op` says (a bit operation: NaNs change like any value).
+    pub(crate) fn sign_op(&mut self, op: SignOp, v: Value) -> Value {
+        match op {
+            SignOp::Keep => v,
+            SignOp::Negate => self.b.funary(FUnaryOp::Fneg, Rounding::Nearest, v),
+            SignOp::Clear => self.b.funary(FUnaryOp::Fabs, Rounding::Nearest, v),
+            SignOp::Set => {
+                let a = self.b.funary(FUnaryOp::Fabs, Rounding::Nearest, v);
+                self.b.funary(FUnaryOp::Fneg, Rounding::Nearest, a)
+            }
+        }
+    }
+
+    /// `fres` (single, into both halves), `frsqrte` (double): the 750's estimate the helper
+    /// computes from frB's bits.
+    pub(crate) fn estimate(&mut self, insn: &Insn, helper: &str, precision: Precision) {
+        let b = self.fpr(insn.rb());
+        let bits = self.bits_of(b);
+        if let Some(r) = self.b.call_helper(helper, vec![bits], Some(Type::I64)) {
+            let r = self.double_from_bits(r);
+            self.set_fpr_as(insn.rd(), r, precision);
+        }
         self.record_fp(insn);
     }
 }
 
-macro_rules! arith_rows {
-    ($($name:ident: $op:ident, $single:expr;)*) => {$(
-        #[doc = concat!("`", stringify!($name), "[.]`.")]
-        pub(crate) fn $name(lx: &mut Lifter<'_>, insn: &Insn) {
-            lx.arith(insn, FBinaryOp::$op, $single);
-        }
-    )*};
+/// The precision of a floating-point instruction's result.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Precision {
+    /// Rounded to double; written to ps0 only.
+    Double,
+    /// Rounded to single; written to both paired-single halves.
+    Single,
 }
 
-arith_rows! {
-    fadd: Fadd, false;
-    fsub: Fsub, false;
-    fmul: Fmul, false;
-    fdiv: Fdiv, false;
-    fadds: Fadd, true;
-    fsubs: Fsub, true;
-    fmuls: Fmul, true;
-    fdivs: Fdiv, true;
+/// The multiply-add forms: `a * c + b`, `a * c - b`, and both negated.
+#[derive(Clone, Copy)]
+pub(crate) enum Fma {
+    /// `fmadd`.
+    Madd,
+    /// `fmsub`.
+    Msub,
+    /// `fnmadd`.
+    Nmadd,
+    /// `fnmsub`.
+    Nmsub,
 }
 
-macro_rules! madd_rows {
-    ($($name:ident: $sub:expr, $neg:expr, $single:expr;)*) => {$(
-        #[doc = concat!("`", stringify!($name), "[.]`.")]
-        pub(crate) fn $name(lx: &mut Lifter<'_>, insn: &Insn) {
-            lx.madd(insn, $sub, $neg, $single);
-        }
-    )*};
-}
-
-madd_rows! {
-    fmadd: false, false, false;
-    fmsub: true, false, false;
-    fnmadd: false, true, false;
-    fnmsub: true, true, false;
-    fmadds: false, false, true;
-    fmsubs: true, false, true;
-    fnmadds: false, true, true;
-    fnmsubs: true, true, true;
+/// What `fmr`, `fneg`, `fabs`, `fnabs` (and their paired-single forms) do to the sign.
+#[derive(Clone, Copy)]
+pub(crate) enum SignOp {
+    /// `fmr`: nothing.
+    Keep,
+    /// `fneg`: flips it.
+    Negate,
+    /// `fabs`: clears it.
+    Clear,
+    /// `fnabs`: sets it.
+    Set,
 }
 
 /// `fsel frD,frA,frC,frB`: frC when frA >= 0 (either zero counts), else frB (also for NaN).
@@ -331,76 +355,12 @@ pub(crate) fn frsp(lx: &mut Lifter<'_>, insn: &Insn) {
     lx.record_fp(insn);
 }
 
-/// `fctiw[.]`: with the FPSCR rounding.
-pub(crate) fn fctiw(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.convert_to_int_word(insn, Rounding::Dynamic);
-}
-
-/// `fctiwz[.]`: toward zero.
-pub(crate) fn fctiwz(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.convert_to_int_word(insn, Rounding::Zero);
-}
-
-/// `fcmpu crfD,frA,frB`.
-pub(crate) fn fcmpu(lx: &mut Lifter<'_>, insn: &Insn) {
+/// `fcmpu`/`fcmpo crfD,frA,frB`: they set the same CR field (and differ only in exception bits).
+pub(crate) fn fcmp(lx: &mut Lifter<'_>, insn: &Insn) {
     let a = lx.fpr(insn.ra());
     let b = lx.fpr(insn.rb());
     let field = lx.fcompare_field(a, b);
     lx.b.set(cr_field(insn.crfd()), field);
-}
-
-/// `fcmpo crfD,frA,frB`: the same CR result as `fcmpu` (they differ only in exception bits).
-pub(crate) fn fcmpo(lx: &mut Lifter<'_>, insn: &Insn) {
-    fcmpu(lx, insn);
-}
-
-/// `fmr[.]`.
-pub(crate) fn fmr(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.move_op(insn, |_, b| b);
-}
-
-/// `fneg[.]`.
-pub(crate) fn fneg(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.move_op(insn, |l, b| l.b.funary(FUnaryOp::Fneg, Rounding::Nearest, b));
-}
-
-/// `fabs[.]`.
-pub(crate) fn fabs(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.move_op(insn, |l, b| l.b.funary(FUnaryOp::Fabs, Rounding::Nearest, b));
-}
-
-/// `fnabs[.]`.
-pub(crate) fn fnabs(lx: &mut Lifter<'_>, insn: &Insn) {
-    lx.move_op(insn, |l, b| {
-        let a = l.b.funary(FUnaryOp::Fabs, Rounding::Nearest, b);
-        l.b.funary(FUnaryOp::Fneg, Rounding::Nearest, a)
-    });
-}
-
-/// `fres[.]`: the 750's reciprocal estimate, into both halves.
-pub(crate) fn fres(lx: &mut Lifter<'_>, insn: &Insn) {
-    let b = lx.fpr(insn.rb());
-    let bits = lx.bits_of(b);
-    let r =
-        lx.b.call_helper(crate::estimate::FRES_HELPER, vec![bits], Some(Type::I64));
-    if let Some(r) = r {
-        let r = lx.double_from_bits(r);
-        lx.set_fpr_single(insn.rd(), r);
-    }
-    lx.record_fp(insn);
-}
-
-/// `frsqrte[.]`: the 750's reciprocal square root estimate.
-pub(crate) fn frsqrte(lx: &mut Lifter<'_>, insn: &Insn) {
-    let b = lx.fpr(insn.rb());
-    let bits = lx.bits_of(b);
-    let r =
-        lx.b.call_helper(crate::estimate::FRSQRTE_HELPER, vec![bits], Some(Type::I64));
-    if let Some(r) = r {
-        let r = lx.double_from_bits(r);
-        lx.set_fpr(insn.rd(), r);
-    }
-    lx.record_fp(insn);
 }
 
 /// `mffs[.] frD`: the FPSCR in the low word, zeros above it (as qemu's 750 gives it).
@@ -437,17 +397,10 @@ pub(crate) fn mtfsfi(lx: &mut Lifter<'_>, insn: &Insn) {
     lx.record_fp(insn);
 }
 
-/// `mtfsb0[.] crbD`.
-pub(crate) fn mtfsb0(lx: &mut Lifter<'_>, insn: &Insn) {
-    let zero = lx.c32(0);
-    set_fpscr_bits(lx, zero, 0x8000_0000 >> insn.rd());
-    lx.record_fp(insn);
-}
-
-/// `mtfsb1[.] crbD`.
-pub(crate) fn mtfsb1(lx: &mut Lifter<'_>, insn: &Insn) {
+/// `mtfsb0[.] crbD` (`set` false), `mtfsb1[.] crbD` (`set` true).
+pub(crate) fn mtfsb(lx: &mut Lifter<'_>, insn: &Insn, set: bool) {
     let bit = 0x8000_0000 >> insn.rd();
-    let v = lx.c32(bit);
+    let v = lx.c32(if set { bit } else { 0 });
     set_fpscr_bits(lx, v, bit);
     lx.record_fp(insn);
 }

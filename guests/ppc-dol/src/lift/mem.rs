@@ -18,7 +18,7 @@ const UNCACHED_BIT: u64 = 0x4000_0000;
 
 /// How an effective address is formed.
 #[derive(Clone, Copy)]
-enum Ea {
+pub(crate) enum Ea {
     /// `d(rA|0)`.
     Disp,
     /// `d(rA)`, then rA = EA.
@@ -29,32 +29,42 @@ enum Ea {
     IndexedUpdate,
 }
 
+impl Ea {
+    /// Whether rB is added (else a displacement).
+    pub(crate) fn indexed(self) -> bool {
+        matches!(self, Ea::Indexed | Ea::IndexedUpdate)
+    }
+
+    /// Whether rA is updated (and so read even when it is r0).
+    fn updates(self) -> bool {
+        matches!(self, Ea::DispUpdate | Ea::IndexedUpdate)
+    }
+}
+
 impl Lifter<'_> {
+    /// The effective address, with the D form's SIMM as the displacement.
     fn ea(&mut self, insn: &Insn, form: Ea) -> Value {
-        match form {
-            Ea::Disp => {
-                let base = self.gpr_or_zero(insn.ra());
-                self.b.binary_imm(BinaryOp::Add, base, insn.simm() as u32 as u64)
-            }
-            Ea::DispUpdate => {
-                let base = self.gpr(insn.ra());
-                self.b.binary_imm(BinaryOp::Add, base, insn.simm() as u32 as u64)
-            }
-            Ea::Indexed => {
-                let base = self.gpr_or_zero(insn.ra());
-                let index = self.gpr(insn.rb());
-                self.b.binary(BinaryOp::Add, base, index)
-            }
-            Ea::IndexedUpdate => {
-                let base = self.gpr(insn.ra());
-                let index = self.gpr(insn.rb());
-                self.b.binary(BinaryOp::Add, base, index)
-            }
+        self.ea_with_disp(insn, form, insn.simm() as u32)
+    }
+
+    /// The effective address, with `disp` as the displacement of a D form.
+    pub(crate) fn ea_with_disp(&mut self, insn: &Insn, form: Ea, disp: u32) -> Value {
+        let base = if form.updates() {
+            self.gpr(insn.ra())
+        } else {
+            self.gpr_or_zero(insn.ra())
+        };
+        if form.indexed() {
+            let index = self.gpr(insn.rb());
+            self.b.binary(BinaryOp::Add, base, index)
+        } else {
+            self.b.binary_imm(BinaryOp::Add, base, u64::from(disp))
         }
     }
 
-    fn update(&mut self, insn: &Insn, form: Ea, ea: Value) {
-        if matches!(form, Ea::DispUpdate | Ea::IndexedUpdate) {
+    /// rA = the effective address, for the update forms.
+    pub(crate) fn update(&mut self, insn: &Insn, form: Ea, ea: Value) {
+        if form.updates() {
             self.set_gpr(insn.ra(), ea);
         }
     }
@@ -86,6 +96,30 @@ impl Lifter<'_> {
     pub(crate) fn store_be(&mut self, ea: Value, v: Value) {
         let addr = self.cached_view(ea);
         self.b.store(Endian::Big, AddrSpace::RAM, addr, v);
+    }
+
+    /// Where `lswx`/`stswx` start and how many bytes they move (XER[BC], as an i32).
+    fn string_start(&mut self, insn: &Insn) -> (Value, Value) {
+        let ea = self.ea(insn, Ea::Indexed);
+        let bc = self.b.get(XER_BC);
+        (ea, self.b.resize(bc, Type::I32))
+    }
+
+    /// The string instructions' byte `at` bytes past `ea`, placed as byte `k` (0 = the most
+    /// significant) of a register.
+    fn load_string_byte(&mut self, ea: Value, at: u32, k: u32) -> Value {
+        let addr = self.b.binary_imm(BinaryOp::Add, ea, u64::from(at));
+        let byte = self.load_be(Type::I8, addr);
+        let wide = self.b.resize(byte, Type::I32);
+        self.b.binary_imm(BinaryOp::Shl, wide, u64::from(24 - 8 * k))
+    }
+
+    /// Where the string instructions store byte `k` (0 = the most significant) of register value
+    /// `v`, `at` bytes past `ea`, and that byte.
+    fn string_byte(&mut self, ea: Value, at: u32, v: Value, k: u32) -> (Value, Value) {
+        let addr = self.b.binary_imm(BinaryOp::Add, ea, u64::from(at));
+        let shifted = self.b.binary_imm(BinaryOp::Lshr, v, u64::from(24 - 8 * k));
+        (addr, self.b.resize(shifted, Type::I8))
     }
 
     fn load_int(&mut self, insn: &Insn, form: Ea, ty: Type, signed: bool, reversed: bool) {
@@ -270,10 +304,7 @@ pub(crate) fn lswi(lx: &mut Lifter<'_>, insn: &Insn) {
     for j in 0..n.div_ceil(4) {
         let mut acc = lx.c32(0);
         for k in 0..4.min(n - 4 * j) {
-            let addr = lx.b.binary_imm(BinaryOp::Add, ea, u64::from(4 * j + k));
-            let byte = lx.load_be(Type::I8, addr);
-            let wide = lx.b.resize(byte, Type::I32);
-            let shifted = lx.b.binary_imm(BinaryOp::Shl, wide, u64::from(24 - 8 * k));
+            let shifted = lx.load_string_byte(ea, 4 * j + k, k);
             acc = lx.b.binary(BinaryOp::Or, acc, shifted);
         }
         lx.set_gpr((insn.rd() + j) % 32, acc);
@@ -287,9 +318,7 @@ pub(crate) fn stswi(lx: &mut Lifter<'_>, insn: &Insn) {
     for j in 0..n.div_ceil(4) {
         let v = lx.gpr((insn.rd() + j) % 32);
         for k in 0..4.min(n - 4 * j) {
-            let addr = lx.b.binary_imm(BinaryOp::Add, ea, u64::from(4 * j + k));
-            let shifted = lx.b.binary_imm(BinaryOp::Lshr, v, u64::from(24 - 8 * k));
-            let byte = lx.b.resize(shifted, Type::I8);
+            let (addr, byte) = lx.string_byte(ea, 4 * j + k, v, k);
             lx.store_be(addr, byte);
         }
     }
@@ -298,18 +327,13 @@ pub(crate) fn stswi(lx: &mut Lifter<'_>, insn: &Insn) {
 /// `lswx rD,rA,rB`: XER[BC] bytes. The count is known only at run time, so every one of the 32
 /// possible registers is computed and written only when its first byte is within the count.
 pub(crate) fn lswx(lx: &mut Lifter<'_>, insn: &Insn) {
-    let ea = lx.ea(insn, Ea::Indexed);
-    let bc = lx.b.get(XER_BC);
-    let n = lx.b.resize(bc, Type::I32);
+    let (ea, n) = lx.string_start(insn);
     for j in 0..32u32 {
         let reg = (insn.rd() + j) % 32;
         let mut acc = lx.c32(0);
         for k in 0..4 {
             let at = 4 * j + k;
-            let addr = lx.b.binary_imm(BinaryOp::Add, ea, u64::from(at));
-            let byte = lx.load_be(Type::I8, addr);
-            let wide = lx.b.resize(byte, Type::I32);
-            let shifted = lx.b.binary_imm(BinaryOp::Shl, wide, u64::from(24 - 8 * k));
+            let shifted = lx.load_string_byte(ea, at, k);
             let inside = lx.b.icmp_imm(IntCC::Ugt, n, u64::from(at));
             let zero = lx.c32(0);
             let part = lx.b.select(inside, shifted, zero);
@@ -324,16 +348,12 @@ pub(crate) fn lswx(lx: &mut Lifter<'_>, insn: &Insn) {
 
 /// `stswx rS,rA,rB`: XER[BC] bytes; bytes past the count are rewritten with their own value.
 pub(crate) fn stswx(lx: &mut Lifter<'_>, insn: &Insn) {
-    let ea = lx.ea(insn, Ea::Indexed);
-    let bc = lx.b.get(XER_BC);
-    let n = lx.b.resize(bc, Type::I32);
+    let (ea, n) = lx.string_start(insn);
     for j in 0..32u32 {
         let v = lx.gpr((insn.rd() + j) % 32);
         for k in 0..4 {
             let at = 4 * j + k;
-            let addr = lx.b.binary_imm(BinaryOp::Add, ea, u64::from(at));
-            let shifted = lx.b.binary_imm(BinaryOp::Lshr, v, u64::from(24 - 8 * k));
-            let byte = lx.b.resize(shifted, Type::I8);
+            let (addr, byte) = lx.string_byte(ea, at, v, k);
             let old = lx.load_be(Type::I8, addr);
             let inside = lx.b.icmp_imm(IntCC::Ugt, n, u64::from(at));
             let out = lx.b.select(inside, byte, old);

@@ -1,10 +1,10 @@
 //! The lifter: one guest function (its CFG from `discover`) into one IR function.
 //!
-//! Every guest instruction starts with `mark pc`; guest basic blocks become IR blocks, and
-//! `block0` only jumps to the entry's guest block so a loop back to the first instruction is an
-//! ordinary jump. Registers live in slots: each instruction reads what it needs and writes back
-//! what it changes; later passes remove the redundancy. Memory accesses are big-endian loads and
-//! stores in `ram` with i32 addresses.
+//! `rpt_api::lift` walks the function's blocks (a `mark pc` and a listing line per instruction,
+//! `exit pc, unlifted` where nothing decoded); this module lifts one instruction at a time for it
+//! ([`InsnLifter`]), through its decoder row's lift function. Registers live in slots: each
+//! instruction reads what it needs and writes back what it changes; later passes remove the
+//! redundancy. Memory accesses are big-endian loads and stores in `ram` with i32 addresses.
 //!
 //! Control flow: `bl` is a call that continues after it (the callee's `blr` returns to it), `blr`
 //! is a return, `b` to another function's entry is a tail call, `bctr` is a jump table when
@@ -26,13 +26,12 @@ pub(crate) mod mem;
 pub(crate) mod ps;
 pub(crate) mod system;
 
-use std::collections::BTreeMap;
-
-use rpt_api::{Diagnostic, LiftResult, Severity};
-use rpt_ir::{BinaryOp, Block, ExitReason, Function, FunctionBuilder, GuestAddr, IntCC, Type, Value};
+use rpt_api::LiftResult;
+use rpt_api::lift::{self, BlockContext, InsnLifter, Step};
+use rpt_ir::{BinaryOp, ExitReason, FunctionBuilder, GuestAddr, IntCC, Type, Value};
 
 use crate::decode::Insn;
-use crate::discover::{Failure, FunctionCfg, Walker};
+use crate::discover::{Failure, Ppc, Walker};
 use crate::state::{self, OV, SO, cr_field, gpr};
 
 /// Lifts one straight-line instruction into the current block.
@@ -99,16 +98,24 @@ impl Lifter<'_> {
         }
     }
 
+    /// A CR field from i1 bits, the first at the top (LT), the rest below it in turn; bits not
+    /// given are 0.
+    pub(crate) fn cr_field_from_bits(&mut self, bits: &[Value]) -> Value {
+        let placed: Vec<Value> = bits
+            .iter()
+            .zip([3, 2, 1, 0])
+            .map(|(&bit, shift)| self.cr_bit(bit, shift))
+            .collect();
+        placed
+            .into_iter()
+            .reduce(|field, bit| self.b.binary(BinaryOp::Or, field, bit))
+            .unwrap_or_else(|| self.b.iconst(Type::I8, 0))
+    }
+
     /// A CR field from its four bits (LT GT EQ from i1 values, SO from the XER).
     pub(crate) fn cr_field_of(&mut self, lt: Value, gt: Value, eq: Value) -> Value {
         let so = self.b.get(SO);
-        let lt = self.cr_bit(lt, 3);
-        let gt = self.cr_bit(gt, 2);
-        let eq = self.cr_bit(eq, 1);
-        let so = self.cr_bit(so, 0);
-        let x = self.b.binary(BinaryOp::Or, lt, gt);
-        let x = self.b.binary(BinaryOp::Or, x, eq);
-        self.b.binary(BinaryOp::Or, x, so)
+        self.cr_field_from_bits(&[lt, gt, eq, so])
     }
 
     /// Sets CR field `n` from comparing `a` with `b` (signed or unsigned).
@@ -174,100 +181,47 @@ impl Lifter<'_> {
 
 /// Lifts the function at `entry`.
 pub(crate) fn lift_function(walker: &Walker<'_>, entry: GuestAddr) -> LiftResult {
-    let cfg = walker.walk(entry);
-    let state = state::state_desc();
-    let mut function = Function::new(entry);
-    let mut fl = FnLift {
-        cfg: &cfg,
-        diagnostics: Vec::new(),
-        listing: Vec::new(),
-    };
-    {
-        let b = FunctionBuilder::new(&mut function, &state);
-        fl.build(b);
-    }
-    fl.diagnostics.sort_by_key(|d| d.addr);
-    LiftResult {
-        function,
-        diagnostics: fl.diagnostics,
-        listing: fl.listing,
-    }
+    lift::lift_function(walker, entry, &state::state_desc(), |b, lifting| {
+        lifting.lift_blocks(Lifter { b, pc: entry })
+    })
 }
 
-struct FnLift<'w> {
-    cfg: &'w FunctionCfg,
-    diagnostics: Vec<Diagnostic>,
-    listing: Vec<(GuestAddr, String)>,
-}
+impl<'f> InsnLifter<'f, Ppc> for Lifter<'f> {
+    const PC_TYPE: Type = Type::I32;
 
-impl FnLift<'_> {
-    fn build(&mut self, mut b: FunctionBuilder<'_>) {
-        let blocks: BTreeMap<GuestAddr, Block> = self.cfg.block_starts.keys().map(|&a| (a, b.create_block())).collect();
-        if let Some(&first) = blocks.get(&self.cfg.entry.addr) {
-            b.jump(first, Vec::new());
-        }
-        let mut lx = Lifter {
-            b,
-            pc: self.cfg.entry.addr,
-        };
-        for (&start, &block) in &blocks {
-            lx.b.switch_to_block(block);
-            self.lift_block(&mut lx, &blocks, start);
-        }
-        // Instructions are fixed-width and aligned, so no address is lifted in two blocks.
-        self.listing.sort_by_key(|(addr, _)| *addr);
+    fn builder(&mut self) -> &mut FunctionBuilder<'f> {
+        &mut self.b
     }
 
-    /// Lifts the guest block at `start` into the current IR block, up to its terminator or the next block.
-    fn lift_block(&mut self, lx: &mut Lifter<'_>, blocks: &BTreeMap<GuestAddr, Block>, start: GuestAddr) {
-        let mut pc = start;
-        loop {
-            lx.pc = pc;
-            let Some(insn) = self.cfg.insns.get(&pc) else {
-                self.unlifted(lx, pc);
-                return;
-            };
-            lx.b.mark(pc);
-            self.listing.push((pc, insn.text()));
-            let next = insn.next();
-            match insn.row.flow {
-                Flow::Plain(handler) => handler(lx, insn),
-                _ => {
-                    let mut diags = Vec::new();
-                    let ended = branch::lift_control(lx, self.cfg, blocks, insn, &mut diags);
-                    self.diagnostics.append(&mut diags);
-                    if ended {
-                        return;
-                    }
+    /// Nothing carries over from one instruction to the next.
+    fn start_block(&mut self) {}
+
+    fn set_pc(&mut self, pc: GuestAddr) {
+        self.pc = pc;
+    }
+
+    fn listing_text(&mut self, insn: &Insn) -> String {
+        insn.text()
+    }
+
+    fn undecoded_listing_text(&mut self, failure: Option<&Failure>) -> Option<String> {
+        Some(match failure {
+            Some(Failure::Unknown(word)) => format!(".long {word:#010x}"),
+            Some(Failure::NotCode) => "(not code)".to_string(),
+            None => "(not decoded)".to_string(),
+        })
+    }
+
+    fn lift(&mut self, insn: &Insn, cx: &mut BlockContext<'_, Ppc>) -> Step {
+        match insn.row.flow {
+            Flow::Plain(handler) => handler(self, insn),
+            _ => {
+                if branch::lift_control(self, cx.cfg, cx.blocks, insn, cx.diagnostics) {
+                    return Step::Ended;
                 }
             }
-            if let Some(&block) = blocks.get(&next) {
-                lx.b.jump(block, Vec::new());
-                return;
-            }
-            pc = next;
         }
-    }
-
-    /// Ends the block with `exit pc, unlifted` and records why.
-    fn unlifted(&mut self, lx: &mut Lifter<'_>, pc: GuestAddr) {
-        let (message, text) = match self.cfg.failures.get(&pc) {
-            Some(f @ Failure::Unknown(word)) => (describe_failure(f), format!(".long {word:#010x}")),
-            Some(f @ Failure::NotCode) => (describe_failure(f), "(not code)".to_string()),
-            None => (
-                "no instruction was decoded here".to_string(),
-                "(not decoded)".to_string(),
-            ),
-        };
-        // Every marked address gets a listing line, so the listing and the line table agree.
-        self.listing.push((pc, text));
-        self.diagnostics.push(Diagnostic {
-            severity: Severity::Error,
-            addr: pc,
-            message,
-        });
-        lx.b.mark(pc);
-        lx.exit_here(ExitReason::Unlifted);
+        Step::Next(insn.next())
     }
 }
 

@@ -1,9 +1,10 @@
 //! CR logic and moves, SPR moves, the time base, `sc`, and the instructions that are no-ops in a
 //! user program (sync, isync, eieio, cache hints other than `dcbz`).
 
-use rpt_ir::{BinaryOp, ConvOp, Effects, HelperDecl, IntCC, Type, UnaryOp, Value};
+use rpt_ir::{BinaryOp, ConvOp, Effects, HelperDecl, IntCC, Type};
 
 use super::Lifter;
+use super::alu::Complement;
 use crate::decode::Insn;
 use crate::state::{CA, OV, SO, SPRS, XER, cr_field};
 
@@ -60,63 +61,13 @@ pub(crate) fn mcrf(lx: &mut Lifter<'_>, insn: &Insn) {
     lx.b.set(cr_field(insn.crfd()), v);
 }
 
-fn cr_logic(lx: &mut Lifter<'_>, insn: &Insn, f: fn(&mut Lifter<'_>, Value, Value) -> Value) {
+/// `crand`, `crandc`, `cror`, `crorc`, `crxor`, `crnand`, `crnor`, `creqv` `crbD,crbA,crbB`: the
+/// logical operations of `alu::logical` on CR bits.
+pub(crate) fn cr_logic(lx: &mut Lifter<'_>, insn: &Insn, op: BinaryOp, complement: Complement) {
     let a = lx.cr_bit_value(insn.ra());
     let b = lx.cr_bit_value(insn.rb());
-    let r = f(lx, a, b);
+    let r = lx.logic(op, complement, a, b);
     lx.set_cr_bit(insn.rd(), r);
-}
-
-fn not(lx: &mut Lifter<'_>, v: Value) -> Value {
-    lx.b.unary(UnaryOp::Not, v)
-}
-
-/// `crand`.
-pub(crate) fn crand(lx: &mut Lifter<'_>, insn: &Insn) {
-    cr_logic(lx, insn, |l, a, b| l.b.binary(BinaryOp::And, a, b));
-}
-/// `cror`.
-pub(crate) fn cror(lx: &mut Lifter<'_>, insn: &Insn) {
-    cr_logic(lx, insn, |l, a, b| l.b.binary(BinaryOp::Or, a, b));
-}
-/// `crxor`.
-pub(crate) fn crxor(lx: &mut Lifter<'_>, insn: &Insn) {
-    cr_logic(lx, insn, |l, a, b| l.b.binary(BinaryOp::Xor, a, b));
-}
-/// `crnand`.
-pub(crate) fn crnand(lx: &mut Lifter<'_>, insn: &Insn) {
-    cr_logic(lx, insn, |l, a, b| {
-        let x = l.b.binary(BinaryOp::And, a, b);
-        not(l, x)
-    });
-}
-/// `crnor`.
-pub(crate) fn crnor(lx: &mut Lifter<'_>, insn: &Insn) {
-    cr_logic(lx, insn, |l, a, b| {
-        let x = l.b.binary(BinaryOp::Or, a, b);
-        not(l, x)
-    });
-}
-/// `creqv`.
-pub(crate) fn creqv(lx: &mut Lifter<'_>, insn: &Insn) {
-    cr_logic(lx, insn, |l, a, b| {
-        let x = l.b.binary(BinaryOp::Xor, a, b);
-        not(l, x)
-    });
-}
-/// `crandc`: a & ~b.
-pub(crate) fn crandc(lx: &mut Lifter<'_>, insn: &Insn) {
-    cr_logic(lx, insn, |l, a, b| {
-        let nb = not(l, b);
-        l.b.binary(BinaryOp::And, a, nb)
-    });
-}
-/// `crorc`: a | ~b.
-pub(crate) fn crorc(lx: &mut Lifter<'_>, insn: &Insn) {
-    cr_logic(lx, insn, |l, a, b| {
-        let nb = not(l, b);
-        l.b.binary(BinaryOp::Or, a, nb)
-    });
 }
 
 /// `mfcr rD`: the eight fields, cr0 in the top nibble.
@@ -146,14 +97,8 @@ pub(crate) fn mtcrf(lx: &mut Lifter<'_>, insn: &Insn) {
 
 /// `mcrxr crfD`: SO, OV, CA into a CR field (its low bit 0), then clears them.
 pub(crate) fn mcrxr(lx: &mut Lifter<'_>, insn: &Insn) {
-    let so = lx.b.get(SO);
-    let ov = lx.b.get(OV);
-    let ca = lx.b.get(CA);
-    let so = lx.cr_bit(so, 3);
-    let ov = lx.cr_bit(ov, 2);
-    let ca = lx.cr_bit(ca, 1);
-    let x = lx.b.binary(BinaryOp::Or, so, ov);
-    let field = lx.b.binary(BinaryOp::Or, x, ca);
+    let bits = [SO, OV, CA].map(|slot| lx.b.get(slot));
+    let field = lx.cr_field_from_bits(&bits);
     lx.b.set(cr_field(insn.crfd()), field);
     let off = lx.c1(false);
     for slot in [SO, OV, CA] {

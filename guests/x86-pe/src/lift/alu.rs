@@ -4,7 +4,7 @@
 //! A `lock` prefix changes nothing here: lifted code runs one guest thread.
 
 use iced_x86::{Instruction, Mnemonic, OpKind};
-use rpt_ir::{BinaryOp, IntCC, UnaryOp};
+use rpt_ir::{BinaryOp, IntCC, Type, UnaryOp, Value};
 
 use super::operand::dest_width;
 use super::{Handler, Lifter};
@@ -15,17 +15,18 @@ pub(crate) fn select(insn: &Instruction) -> Option<Handler> {
     let two = insn.op_count() == 2;
     let one = insn.op_count() == 1;
     let h: Handler = match insn.mnemonic() {
-        Mnemonic::Add if two => add_rm_r,
-        Mnemonic::Adc if two => adc_rm_r,
-        Mnemonic::Sub if two => sub_rm_r,
-        Mnemonic::Sbb if two => sbb_rm_r,
-        Mnemonic::Cmp if two => cmp_rm_r,
-        Mnemonic::And if two => and_rm_r,
-        Mnemonic::Or if two => or_rm_r,
-        Mnemonic::Xor if two => xor_rm_r,
-        Mnemonic::Test if two => test_rm_r,
-        Mnemonic::Inc if one => inc_rm,
-        Mnemonic::Dec if one => dec_rm,
+        Mnemonic::Add if two => |lx, i| binop(lx, i, Op::Add),
+        Mnemonic::Adc if two => |lx, i| binop(lx, i, Op::Adc),
+        Mnemonic::Sub if two => |lx, i| binop(lx, i, Op::Sub),
+        Mnemonic::Sbb if two => |lx, i| binop(lx, i, Op::Sbb),
+        Mnemonic::Cmp if two => |lx, i| binop(lx, i, Op::Cmp),
+        Mnemonic::And if two => |lx, i| binop(lx, i, Op::And),
+        Mnemonic::Or if two => |lx, i| binop(lx, i, Op::Or),
+        // `xor r, r` is the zeroing idiom; it still sets the flags of a zero result, so no special case.
+        Mnemonic::Xor if two => |lx, i| binop(lx, i, Op::Xor),
+        Mnemonic::Test if two => |lx, i| binop(lx, i, Op::Test),
+        Mnemonic::Inc if one => |lx, i| inc_dec_rm(lx, i, BinaryOp::Add),
+        Mnemonic::Dec if one => |lx, i| inc_dec_rm(lx, i, BinaryOp::Sub),
         Mnemonic::Neg if one => neg_rm,
         Mnemonic::Not if one => not_rm,
         // `bt mem, reg` addresses a bit string beyond the operand; compilers do not emit it for C.
@@ -34,9 +35,9 @@ pub(crate) fn select(insn: &Instruction) -> Option<Handler> {
         {
             bt_rm
         }
-        Mnemonic::Bsf if two => bsf_r_rm,
+        Mnemonic::Bsf if two => |lx, i| bit_scan(lx, i, false),
         Mnemonic::Tzcnt if two => tzcnt_r_rm,
-        Mnemonic::Bsr if two => bsr_r_rm,
+        Mnemonic::Bsr if two => |lx, i| bit_scan(lx, i, true),
         Mnemonic::Xadd if two => xadd_rm_r,
         Mnemonic::Cmpxchg if two => cmpxchg_rm_r,
         _ => return None,
@@ -44,20 +45,15 @@ pub(crate) fn select(insn: &Instruction) -> Option<Handler> {
     Some(h)
 }
 
-/// The shared shape of the two-operand ALU group: `dst = dst op src`, flags, optional write-back.
+/// The two-operand ALU group: `dst = dst op src`, flags, and the write-back unless `op` only
+/// compares or tests.
 fn binop(lx: &mut Lifter<'_>, insn: &Instruction, op: Op) {
-    let ty = dest_width(insn);
-    let dst = lx.loc(insn, 0);
-    let src = lx.loc(insn, 1);
-    let a = lx.read(dst, ty);
-    let b = lx.read(src, ty);
+    let (dst, a, _, b) = lx.read_both(insn);
     let r = match op {
         Op::Add | Op::Adc => {
             let s = lx.b.binary(BinaryOp::Add, a, b);
             if op == Op::Adc {
-                let cf = lx.b.get(CF);
-                let c = lx.b.resize(cf, ty);
-                lx.b.binary(BinaryOp::Add, s, c)
+                lx.add_carry(BinaryOp::Add, s)
             } else {
                 s
             }
@@ -65,9 +61,7 @@ fn binop(lx: &mut Lifter<'_>, insn: &Instruction, op: Op) {
         Op::Sub | Op::Sbb | Op::Cmp => {
             let d = lx.b.binary(BinaryOp::Sub, a, b);
             if op == Op::Sbb {
-                let cf = lx.b.get(CF);
-                let c = lx.b.resize(cf, ty);
-                lx.b.binary(BinaryOp::Sub, d, c)
+                lx.add_carry(BinaryOp::Sub, d)
             } else {
                 d
             }
@@ -77,8 +71,8 @@ fn binop(lx: &mut Lifter<'_>, insn: &Instruction, op: Op) {
         Op::Xor => lx.b.binary(BinaryOp::Xor, a, b),
     };
     match op {
-        Op::Add | Op::Adc => lx.set_add_flags(a, b, r, true),
-        Op::Sub | Op::Sbb | Op::Cmp => lx.set_sub_flags(a, b, r, true),
+        Op::Add | Op::Adc => lx.set_arith_flags(BinaryOp::Add, a, b, r, true),
+        Op::Sub | Op::Sbb | Op::Cmp => lx.set_arith_flags(BinaryOp::Sub, a, b, r, true),
         Op::And | Op::Or | Op::Xor | Op::Test => lx.set_logic_flags(r),
     }
     if !matches!(op, Op::Cmp | Op::Test) {
@@ -86,6 +80,7 @@ fn binop(lx: &mut Lifter<'_>, insn: &Instruction, op: Op) {
     }
 }
 
+/// The operations of [`binop`].
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Op {
     Add,
@@ -99,81 +94,35 @@ enum Op {
     Test,
 }
 
-fn add_rm_r(lx: &mut Lifter<'_>, insn: &Instruction) {
-    binop(lx, insn, Op::Add);
+impl Lifter<'_> {
+    /// `v op CF` (`op` Add for adc, Sub for sbb), CF widened to `v`'s type.
+    fn add_carry(&mut self, op: BinaryOp, v: Value) -> Value {
+        let cf = self.b.get(CF);
+        let ty = self.b.ty(v);
+        let c = self.b.resize(cf, ty);
+        self.b.binary(op, v, c)
+    }
 }
 
-fn adc_rm_r(lx: &mut Lifter<'_>, insn: &Instruction) {
-    binop(lx, insn, Op::Adc);
-}
-
-fn sub_rm_r(lx: &mut Lifter<'_>, insn: &Instruction) {
-    binop(lx, insn, Op::Sub);
-}
-
-fn sbb_rm_r(lx: &mut Lifter<'_>, insn: &Instruction) {
-    binop(lx, insn, Op::Sbb);
-}
-
-fn cmp_rm_r(lx: &mut Lifter<'_>, insn: &Instruction) {
-    binop(lx, insn, Op::Cmp);
-}
-
-fn and_rm_r(lx: &mut Lifter<'_>, insn: &Instruction) {
-    binop(lx, insn, Op::And);
-}
-
-fn or_rm_r(lx: &mut Lifter<'_>, insn: &Instruction) {
-    binop(lx, insn, Op::Or);
-}
-
-fn xor_rm_r(lx: &mut Lifter<'_>, insn: &Instruction) {
-    // `xor r, r` is the zeroing idiom; it still sets the flags of a zero result, so no special case.
-    binop(lx, insn, Op::Xor);
-}
-
-fn test_rm_r(lx: &mut Lifter<'_>, insn: &Instruction) {
-    binop(lx, insn, Op::Test);
-}
-
-/// `inc`: add 1, all flags but CF.
-fn inc_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    let ty = dest_width(insn);
-    let dst = lx.loc(insn, 0);
-    let a = lx.read(dst, ty);
+/// `inc` (`op` Add) and `dec` (Sub): the destination plus or minus 1, with every flag but CF.
+fn inc_dec_rm(lx: &mut Lifter<'_>, insn: &Instruction, op: BinaryOp) {
+    let (dst, ty, a) = lx.read_dest(insn);
     let one = lx.b.iconst(ty, 1);
-    let r = lx.b.binary(BinaryOp::Add, a, one);
-    lx.set_add_flags(a, one, r, false);
-    lx.write(dst, r);
-}
-
-/// `dec`: subtract 1, all flags but CF.
-fn dec_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    let ty = dest_width(insn);
-    let dst = lx.loc(insn, 0);
-    let a = lx.read(dst, ty);
-    let one = lx.b.iconst(ty, 1);
-    let r = lx.b.binary(BinaryOp::Sub, a, one);
-    lx.set_sub_flags(a, one, r, false);
+    let r = lx.add_sub_with_flags(op, a, one, false);
     lx.write(dst, r);
 }
 
 /// `neg`: `0 - x` with the flags of that subtraction (CF set unless x is zero).
 fn neg_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    let ty = dest_width(insn);
-    let dst = lx.loc(insn, 0);
-    let x = lx.read(dst, ty);
+    let (dst, ty, x) = lx.read_dest(insn);
     let zero = lx.b.iconst(ty, 0);
-    let r = lx.b.binary(BinaryOp::Sub, zero, x);
-    lx.set_sub_flags(zero, x, r, true);
+    let r = lx.add_sub_with_flags(BinaryOp::Sub, zero, x, true);
     lx.write(dst, r);
 }
 
 /// `not`: complement; no flags.
 fn not_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    let ty = dest_width(insn);
-    let dst = lx.loc(insn, 0);
-    let x = lx.read(dst, ty);
+    let (dst, _, x) = lx.read_dest(insn);
     let r = lx.b.unary(UnaryOp::Not, x);
     lx.write(dst, r);
 }
@@ -181,9 +130,7 @@ fn not_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
 /// `bt`/`bts`/`btr`/`btc rm, reg/imm`: CF = the selected bit (offset modulo the width), which
 /// bts/btr/btc then set, clear or flip. ZF is kept; OF, SF, AF, PF are undefined and left unchanged.
 fn bt_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    let ty = dest_width(insn);
-    let dst = lx.loc(insn, 0);
-    let x = lx.read(dst, ty);
+    let (dst, ty, x) = lx.read_dest(insn);
     let src = lx.loc(insn, 1);
     let n = lx.read(src, ty);
     let n = lx.b.binary_imm(BinaryOp::And, n, u64::from(ty.bits() - 1));
@@ -204,39 +151,25 @@ fn bt_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
     lx.write(dst, r);
 }
 
-/// `bsf r, rm`: index of the lowest set bit; a zero source sets ZF and leaves the destination
-/// unchanged (what current CPUs do; the manual calls it undefined).
-fn bsf_r_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    bit_scan(lx, insn, false);
-}
-
-/// `bsr r, rm`: index of the highest set bit; zero source as for `bsf`.
-fn bsr_r_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    bit_scan(lx, insn, true);
-}
-
 /// `tzcnt r, rm` (`rep bsf`, which mingw's string code uses): the trailing zero count, the width
 /// for zero; CF = source was zero, ZF = result is zero (CPUs without BMI1 run it as `bsf`; rpt
 /// follows the CPUs that have it, as this machine and the oracles do).
 fn tzcnt_r_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    let ty = dest_width(insn);
-    let src = lx.loc(insn, 1);
-    let x = lx.read(src, ty);
+    let (_, x) = lx.read_source(insn);
     let count = lx.b.unary(UnaryOp::Ctz, x);
     let source_zero = lx.b.icmp_imm(IntCC::Eq, x, 0);
     let result_zero = lx.b.icmp_imm(IntCC::Eq, count, 0);
     lx.b.set(CF, source_zero);
     lx.b.set(ZF, result_zero);
-    let dst = lx.loc(insn, 0);
-    lx.write(dst, count);
+    lx.write_op(insn, 0, count);
 }
 
+/// `bsf r, rm` (`reverse` false: the index of the lowest set bit) and `bsr r, rm` (true: of the
+/// highest); a zero source sets ZF and leaves the destination unchanged (what current CPUs do;
+/// the manual calls it undefined).
 fn bit_scan(lx: &mut Lifter<'_>, insn: &Instruction, reverse: bool) {
-    let ty = dest_width(insn);
-    let src = lx.loc(insn, 1);
-    let x = lx.read(src, ty);
-    let dst = lx.loc(insn, 0);
-    let old = lx.read(dst, ty);
+    let (ty, x) = lx.read_source(insn);
+    let (dst, _, old) = lx.read_dest(insn);
     let index = if reverse {
         let lz = lx.b.unary(UnaryOp::Clz, x);
         let top = lx.b.iconst(ty, u64::from(ty.bits() - 1));
@@ -252,13 +185,8 @@ fn bit_scan(lx: &mut Lifter<'_>, insn: &Instruction, reverse: bool) {
 
 /// `xadd rm, r`: rm = rm + r and r = the old rm, with the flags of the addition.
 fn xadd_rm_r(lx: &mut Lifter<'_>, insn: &Instruction) {
-    let ty = dest_width(insn);
-    let dst = lx.loc(insn, 0);
-    let src = lx.loc(insn, 1);
-    let a = lx.read(dst, ty);
-    let b = lx.read(src, ty);
-    let r = lx.b.binary(BinaryOp::Add, a, b);
-    lx.set_add_flags(a, b, r, true);
+    let (dst, a, src, b) = lx.read_both(insn);
+    let r = lx.add_sub_with_flags(BinaryOp::Add, a, b, true);
     // The source register is written first, so `xadd r, r` ends with the sum, as on hardware.
     lx.write(src, a);
     lx.write(dst, r);
@@ -267,19 +195,14 @@ fn xadd_rm_r(lx: &mut Lifter<'_>, insn: &Instruction) {
 /// `cmpxchg rm, r`: compares the accumulator with rm (flags as `cmp acc, rm`); if equal rm = r,
 /// else the accumulator = rm. The destination is written either way, as the locked cycle does.
 fn cmpxchg_rm_r(lx: &mut Lifter<'_>, insn: &Instruction) {
-    let ty = dest_width(insn);
-    let acc_reg = match ty {
-        rpt_ir::Type::I8 => iced_x86::Register::AL,
-        rpt_ir::Type::I16 => iced_x86::Register::AX,
+    let acc_reg = match dest_width(insn) {
+        Type::I8 => iced_x86::Register::AL,
+        Type::I16 => iced_x86::Register::AX,
         _ => iced_x86::Register::EAX,
     };
-    let dst = lx.loc(insn, 0);
-    let src = lx.loc(insn, 1);
-    let old = lx.read(dst, ty);
-    let new = lx.read(src, ty);
+    let (dst, old, _, new) = lx.read_both(insn);
     let acc = lx.read_reg(acc_reg);
-    let diff = lx.b.binary(BinaryOp::Sub, acc, old);
-    lx.set_sub_flags(acc, old, diff, true);
+    lx.add_sub_with_flags(BinaryOp::Sub, acc, old, true);
     let equal = lx.b.icmp(IntCC::Eq, acc, old);
     let stored = lx.b.select(equal, new, old);
     let acc_after = lx.b.select(equal, acc, old);

@@ -1,20 +1,20 @@
 //! Data movement and flag moves: mov, movzx, movsx, lea, xchg, bswap, push, pop, pushad, popad, leave, the sign
 //! extensions (cbw, cwde, cwd, cdq), setcc, cmovcc, nops, cld/std/clc/stc/cmc, lahf/sahf.
 
-use iced_x86::{Instruction, Mnemonic, OpKind};
+use iced_x86::{Instruction, Mnemonic, OpKind, Register};
 use rpt_ir::{BinaryOp, ConvOp, Type, UnaryOp};
 
-use super::operand::{dest_width, op_width};
+use super::operand::{dest_width, op_width, reg_view};
 use super::{Handler, Lifter};
-use crate::state::{AF, CF, DF, EAX, EBP, EDX, ESP, GPRS, PF, SF, ZF};
+use crate::state::{AF, CF, DF, EBP, ESP, GPRS, PF, SF, ZF};
 
 /// Picks the handler for a data-movement instruction.
 pub(crate) fn select(insn: &Instruction) -> Option<Handler> {
     let n = insn.op_count();
     let h: Handler = match insn.mnemonic() {
         Mnemonic::Mov if n == 2 => mov_rm_rm,
-        Mnemonic::Movzx => movzx_r_rm,
-        Mnemonic::Movsx => movsx_r_rm,
+        Mnemonic::Movzx => |lx, i| extend_r_rm(lx, i, false),
+        Mnemonic::Movsx => |lx, i| extend_r_rm(lx, i, true),
         Mnemonic::Lea if insn.op_kind(1) == OpKind::Memory => lea_r_m,
         Mnemonic::Xchg if n == 2 => xchg_rm_r,
         Mnemonic::Bswap if dest_width(insn) == Type::I32 => bswap_r32,
@@ -24,16 +24,16 @@ pub(crate) fn select(insn: &Instruction) -> Option<Handler> {
         Mnemonic::Leave if insn.code() == iced_x86::Code::Leaved => leave,
         Mnemonic::Pushad if insn.code() == iced_x86::Code::Pushad => pushad,
         Mnemonic::Popad if insn.code() == iced_x86::Code::Popad => popad,
-        Mnemonic::Cdq => cdq,
-        Mnemonic::Cwd => cwd,
-        Mnemonic::Cwde => cwde,
-        Mnemonic::Cbw => cbw,
+        Mnemonic::Cdq => |lx, _| sign_fill(lx, Register::EAX, Register::EDX),
+        Mnemonic::Cwd => |lx, _| sign_fill(lx, Register::AX, Register::DX),
+        Mnemonic::Cwde => |lx, _| sign_extend(lx, Register::AX, Register::EAX),
+        Mnemonic::Cbw => |lx, _| sign_extend(lx, Register::AL, Register::AX),
         // `pause` is a spin-loop hint and `endbr32` a CET landing pad; neither changes state.
         Mnemonic::Nop | Mnemonic::Pause | Mnemonic::Endbr32 => nop,
-        Mnemonic::Cld => cld,
-        Mnemonic::Std => std,
-        Mnemonic::Clc => clc,
-        Mnemonic::Stc => stc,
+        Mnemonic::Cld => |lx, _| lx.set_flag_const(DF, false),
+        Mnemonic::Std => |lx, _| lx.set_flag_const(DF, true),
+        Mnemonic::Clc => |lx, _| lx.set_flag_const(CF, false),
+        Mnemonic::Stc => |lx, _| lx.set_flag_const(CF, true),
         Mnemonic::Cmc => cmc,
         Mnemonic::Lahf => lahf,
         Mnemonic::Sahf => sahf,
@@ -95,21 +95,13 @@ fn mov_rm_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
     lx.write_op(insn, 0, v);
 }
 
-fn movzx_r_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
+/// `movzx` and (`signed`) `movsx r, rm`: the narrower source zero- or sign-extended.
+fn extend_r_rm(lx: &mut Lifter<'_>, insn: &Instruction, signed: bool) {
     let to = dest_width(insn);
     let from = op_width(insn, 1).unwrap_or(Type::I8);
     let src = lx.loc(insn, 1);
     let v = lx.read(src, from);
-    let v = lx.b.resize(v, to);
-    lx.write_op(insn, 0, v);
-}
-
-fn movsx_r_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    let to = dest_width(insn);
-    let from = op_width(insn, 1).unwrap_or(Type::I8);
-    let src = lx.loc(insn, 1);
-    let v = lx.read(src, from);
-    let v = lx.b.sext(v, to);
+    let v = if signed { lx.b.sext(v, to) } else { lx.b.resize(v, to) };
     lx.write_op(insn, 0, v);
 }
 
@@ -121,11 +113,7 @@ fn lea_r_m(lx: &mut Lifter<'_>, insn: &Instruction) {
 }
 
 fn xchg_rm_r(lx: &mut Lifter<'_>, insn: &Instruction) {
-    let ty = dest_width(insn);
-    let a_loc = lx.loc(insn, 0);
-    let b_loc = lx.loc(insn, 1);
-    let a = lx.read(a_loc, ty);
-    let b = lx.read(b_loc, ty);
+    let (a_loc, a, b_loc, b) = lx.read_both(insn);
     lx.write(a_loc, b);
     lx.write(b_loc, a);
 }
@@ -177,56 +165,24 @@ fn leave(lx: &mut Lifter<'_>, _insn: &Instruction) {
     lx.b.set(EBP, v);
 }
 
-/// `cdq`: edx = the sign of eax, repeated.
-fn cdq(lx: &mut Lifter<'_>, _insn: &Instruction) {
-    let eax = lx.b.get(EAX);
-    let sign = lx.b.binary_imm(BinaryOp::Ashr, eax, 31);
-    lx.b.set(EDX, sign);
+/// `cdq` (eax into edx), `cwd` (ax into dx): `to` = the sign of `from`, repeated.
+fn sign_fill(lx: &mut Lifter<'_>, from: Register, to: Register) {
+    let v = lx.read_reg(from);
+    let top = lx.b.ty(v).bits() - 1;
+    let sign = lx.b.binary_imm(BinaryOp::Ashr, v, u64::from(top));
+    lx.write_reg(to, sign);
 }
 
-/// `cwd`: dx = the sign of ax, repeated.
-fn cwd(lx: &mut Lifter<'_>, _insn: &Instruction) {
-    let ax = lx.read_reg(iced_x86::Register::AX);
-    let sign = lx.b.binary_imm(BinaryOp::Ashr, ax, 15);
-    lx.write_reg(iced_x86::Register::DX, sign);
-}
-
-/// `cwde`: eax = sign-extended ax.
-fn cwde(lx: &mut Lifter<'_>, _insn: &Instruction) {
-    let ax = lx.read_reg(iced_x86::Register::AX);
-    let v = lx.b.convert(ConvOp::Sext, ax, Type::I32);
-    lx.b.set(EAX, v);
-}
-
-/// `cbw`: ax = sign-extended al.
-fn cbw(lx: &mut Lifter<'_>, _insn: &Instruction) {
-    let al = lx.read_reg(iced_x86::Register::AL);
-    let v = lx.b.convert(ConvOp::Sext, al, Type::I16);
-    lx.write_reg(iced_x86::Register::AX, v);
+/// `cwde` (ax into eax), `cbw` (al into ax): `to` = `from` sign-extended.
+fn sign_extend(lx: &mut Lifter<'_>, from: Register, to: Register) {
+    let Some((_, ty, _)) = reg_view(to) else { return };
+    let v = lx.read_reg(from);
+    let v = lx.b.convert(ConvOp::Sext, v, ty);
+    lx.write_reg(to, v);
 }
 
 /// Every nop form (`nop`, `nop dword [eax+eax]`, `xchg eax, eax`): nothing, not even the memory operand is read.
 fn nop(_lx: &mut Lifter<'_>, _insn: &Instruction) {}
-
-fn cld(lx: &mut Lifter<'_>, _insn: &Instruction) {
-    let v = lx.flag_const(false);
-    lx.b.set(DF, v);
-}
-
-fn std(lx: &mut Lifter<'_>, _insn: &Instruction) {
-    let v = lx.flag_const(true);
-    lx.b.set(DF, v);
-}
-
-fn clc(lx: &mut Lifter<'_>, _insn: &Instruction) {
-    let v = lx.flag_const(false);
-    lx.b.set(CF, v);
-}
-
-fn stc(lx: &mut Lifter<'_>, _insn: &Instruction) {
-    let v = lx.flag_const(true);
-    lx.b.set(CF, v);
-}
 
 fn cmc(lx: &mut Lifter<'_>, _insn: &Instruction) {
     let cf = lx.b.get(CF);
@@ -270,11 +226,8 @@ fn setcc_rm8(lx: &mut Lifter<'_>, insn: &Instruction) {
 
 /// `cmovcc`: the source is read (a memory source is loaded) whatever the condition, as on hardware.
 fn cmovcc_r_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    let ty = dest_width(insn);
-    let src = lx.loc(insn, 1);
-    let v = lx.read(src, ty);
-    let dst = lx.loc(insn, 0);
-    let old = lx.read(dst, ty);
+    let (_, v) = lx.read_source(insn);
+    let (dst, _, old) = lx.read_dest(insn);
     let c = lx.cond(insn.condition_code());
     let r = lx.b.select(c, v, old);
     lx.write(dst, r);

@@ -4,7 +4,7 @@
 //! every width and with or without a carry in, so `adc`/`sbb` need no wider arithmetic.
 
 use iced_x86::ConditionCode;
-use rpt_ir::{BinaryOp, IntCC, Type, UnaryOp, Value};
+use rpt_ir::{BinaryOp, IntCC, SlotId, Type, UnaryOp, Value};
 
 use super::Lifter;
 use crate::state::{AF, CF, OF, PF, SF, ZF};
@@ -24,6 +24,12 @@ impl Lifter<'_> {
     /// A constant i1.
     pub(crate) fn flag_const(&mut self, on: bool) -> Value {
         self.b.iconst(Type::I1, u64::from(on))
+    }
+
+    /// Sets flag `slot` to a constant.
+    pub(crate) fn set_flag_const(&mut self, slot: SlotId, on: bool) {
+        let v = self.flag_const(on);
+        self.b.set(slot, v);
     }
 
     /// Logical not of an i1.
@@ -56,47 +62,44 @@ impl Lifter<'_> {
         self.bit(x, 4)
     }
 
-    /// CF, OF and AF of `r = a + b (+ carry in)`; with `with_cf` false, CF is left alone (inc).
-    pub(crate) fn set_add_flags(&mut self, a: Value, b: Value, r: Value, with_cf: bool) {
+    /// `a op b` for `op` Add or Sub, with the flags of that operation (CF only `with_cf`).
+    pub(crate) fn add_sub_with_flags(&mut self, op: BinaryOp, a: Value, b: Value, with_cf: bool) -> Value {
+        let r = self.b.binary(op, a, b);
+        self.set_arith_flags(op, a, b, r, with_cf);
+        r
+    }
+
+    /// CF, OF, AF, ZF, SF and PF of `r = a + b (+ carry in)` (`op` Add) or `r = a - b (- borrow
+    /// in)` (`op` Sub); with `with_cf` false, CF is left alone (inc, dec).
+    pub(crate) fn set_arith_flags(&mut self, op: BinaryOp, a: Value, b: Value, r: Value, with_cf: bool) {
+        let subtract = op == BinaryOp::Sub;
         if with_cf {
-            // Carry out of the top bit: both top bits set, or either set and no carry into the result's.
-            let both = self.b.binary(BinaryOp::And, a, b);
-            let either = self.b.binary(BinaryOp::Or, a, b);
-            let not_r = self.b.unary(UnaryOp::Not, r);
-            let either_not_r = self.b.binary(BinaryOp::And, either, not_r);
-            let carries = self.b.binary(BinaryOp::Or, both, either_not_r);
+            let carries = if subtract {
+                // Borrow out of the top bit: a=0,b=1; or a==b and a borrow into the top bit (then r's top bit is 1).
+                let not_a = self.b.unary(UnaryOp::Not, a);
+                let na_b = self.b.binary(BinaryOp::And, not_a, b);
+                let ab = self.b.binary(BinaryOp::Xor, a, b);
+                let same = self.b.unary(UnaryOp::Not, ab);
+                let same_r = self.b.binary(BinaryOp::And, same, r);
+                self.b.binary(BinaryOp::Or, na_b, same_r)
+            } else {
+                // Carry out of the top bit: both top bits set, or either set and no carry into the result's.
+                let both = self.b.binary(BinaryOp::And, a, b);
+                let either = self.b.binary(BinaryOp::Or, a, b);
+                let not_r = self.b.unary(UnaryOp::Not, r);
+                let either_not_r = self.b.binary(BinaryOp::And, either, not_r);
+                self.b.binary(BinaryOp::Or, both, either_not_r)
+            };
             let cf = self.msb(carries);
             self.b.set(CF, cf);
         }
-        // Signed overflow: the result's sign differs from both operands' signs.
-        let ar = self.b.binary(BinaryOp::Xor, a, r);
-        let br = self.b.binary(BinaryOp::Xor, b, r);
-        let both = self.b.binary(BinaryOp::And, ar, br);
-        let of = self.msb(both);
-        self.b.set(OF, of);
-        let af = self.aux_carry(a, b, r);
-        self.b.set(AF, af);
-        self.set_zsp(r);
-    }
-
-    /// CF, OF and AF of `r = a - b (- borrow in)`; with `with_cf` false, CF is left alone (dec).
-    pub(crate) fn set_sub_flags(&mut self, a: Value, b: Value, r: Value, with_cf: bool) {
-        if with_cf {
-            // Borrow out of the top bit: a=0,b=1; or a==b and a borrow into the top bit (then r's top bit is 1).
-            let not_a = self.b.unary(UnaryOp::Not, a);
-            let na_b = self.b.binary(BinaryOp::And, not_a, b);
-            let ab = self.b.binary(BinaryOp::Xor, a, b);
-            let same = self.b.unary(UnaryOp::Not, ab);
-            let same_r = self.b.binary(BinaryOp::And, same, r);
-            let borrows = self.b.binary(BinaryOp::Or, na_b, same_r);
-            let cf = self.msb(borrows);
-            self.b.set(CF, cf);
-        }
-        // Signed overflow: the operands' signs differ and the result's sign differs from a's.
-        let ab = self.b.binary(BinaryOp::Xor, a, b);
-        let ar = self.b.binary(BinaryOp::Xor, a, r);
-        let both = self.b.binary(BinaryOp::And, ab, ar);
-        let of = self.msb(both);
+        // Signed overflow: for a sum, the result's sign differs from both operands' signs,
+        // (a ^ r) & (b ^ r); for a difference, the operands' signs differ and the result's sign
+        // differs from a's, (a ^ b) & (a ^ r).
+        let pairs = if subtract { [(a, b), (a, r)] } else { [(a, r), (b, r)] };
+        let [p, q] = pairs.map(|(x, y)| self.b.binary(BinaryOp::Xor, x, y));
+        let overflows = self.b.binary(BinaryOp::And, p, q);
+        let of = self.msb(overflows);
         self.b.set(OF, of);
         let af = self.aux_carry(a, b, r);
         self.b.set(AF, af);
@@ -115,36 +118,32 @@ impl Lifter<'_> {
     /// Evaluates an x86 condition code from the flag slots.
     pub(crate) fn cond(&mut self, cc: ConditionCode) -> Value {
         use ConditionCode as C;
-        let (base, negate) = match cc {
-            C::o => (self.b.get(OF), false),
-            C::no => (self.b.get(OF), true),
-            C::b => (self.b.get(CF), false),
-            C::ae => (self.b.get(CF), true),
-            C::e => (self.b.get(ZF), false),
-            C::ne => (self.b.get(ZF), true),
+        // Each condition comes with its negation (`ne` is not `e`), which tests the same flags.
+        let negate = matches!(cc, C::no | C::ae | C::ne | C::a | C::ns | C::np | C::ge | C::g);
+        let base = match cc {
+            C::o | C::no => self.b.get(OF),
+            C::b | C::ae => self.b.get(CF),
+            C::e | C::ne => self.b.get(ZF),
+            C::s | C::ns => self.b.get(SF),
+            C::p | C::np => self.b.get(PF),
             C::be | C::a => {
                 let cf = self.b.get(CF);
                 let zf = self.b.get(ZF);
-                (self.b.binary(BinaryOp::Or, cf, zf), cc == C::a)
+                self.b.binary(BinaryOp::Or, cf, zf)
             }
-            C::s => (self.b.get(SF), false),
-            C::ns => (self.b.get(SF), true),
-            C::p => (self.b.get(PF), false),
-            C::np => (self.b.get(PF), true),
-            C::l | C::ge => {
-                let sf = self.b.get(SF);
-                let of = self.b.get(OF);
-                (self.b.binary(BinaryOp::Xor, sf, of), cc == C::ge)
-            }
-            C::le | C::g => {
+            C::l | C::ge | C::le | C::g => {
                 let sf = self.b.get(SF);
                 let of = self.b.get(OF);
                 let lt = self.b.binary(BinaryOp::Xor, sf, of);
-                let zf = self.b.get(ZF);
-                (self.b.binary(BinaryOp::Or, zf, lt), cc == C::g)
+                if matches!(cc, C::le | C::g) {
+                    let zf = self.b.get(ZF);
+                    self.b.binary(BinaryOp::Or, zf, lt)
+                } else {
+                    lt
+                }
             }
             // Instructions without a condition never reach here; "always" is the harmless answer.
-            C::None => (self.flag_const(true), false),
+            C::None => self.flag_const(true),
         };
         if negate { self.not1(base) } else { base }
     }

@@ -1,10 +1,10 @@
 //! The lifter: one guest function (its CFG from `discover`) into one IR function.
 //!
-//! Every guest instruction starts with `mark pc`; guest basic blocks become IR blocks, and
-//! `block0` only jumps to the entry's guest block so that a loop back to the function's
-//! first instruction is an ordinary jump. State lives in slots: each instruction reads the
-//! registers and flags it needs and writes back what it changes, and later passes remove the
-//! redundancy. Memory accesses are little-endian loads and stores in `ram` with i32 addresses.
+//! `rpt_api::lift` walks the function's blocks (a `mark pc` and a listing line per instruction,
+//! `exit pc, unlifted` where nothing can be lifted); this module lifts one instruction at a time
+//! for it ([`InsnLifter`]). State lives in slots: each instruction reads the registers and flags
+//! it needs and writes back what it changes, and later passes remove the redundancy. Memory
+//! accesses are little-endian loads and stores in `ram` with i32 addresses.
 //!
 //! What an instruction does is chosen by [`classify`], the one table both discovery and the
 //! lifter use, so "discovery thinks this is liftable" and "the lifter lifts it" cannot differ.
@@ -36,14 +36,14 @@ mod sse;
 mod string;
 mod x87;
 
-use std::collections::BTreeMap;
-
 use iced_x86::{Instruction, Register};
-use rpt_api::{Diagnostic, GuestImage, LiftResult, Severity};
-use rpt_ir::{Block, ExitReason, Function, FunctionBuilder, GuestAddr, Type, Value};
+use rpt_api::GuestImage;
+use rpt_api::LiftResult;
+use rpt_api::lift::{self, BlockContext, InsnLifter, Step};
+use rpt_ir::{ExitReason, FunctionBuilder, GuestAddr, Type, Value};
 
 use crate::decode::{self, Disassembler};
-use crate::discover::{Failure, FunctionCfg, Walker};
+use crate::discover::{Failure, Walker, X86};
 
 /// Lifts one straight-line instruction into the current block.
 pub(crate) type Handler = fn(&mut Lifter<'_>, &Instruction);
@@ -121,122 +121,78 @@ impl Lifter<'_> {
 
 /// Lifts the function at `entry`.
 pub(crate) fn lift_function(walker: &Walker<'_>, entry: GuestAddr, ret_eip: bool) -> LiftResult {
-    let cfg = walker.walk(entry);
-    let state = crate::state::state_desc();
-    let mut function = Function::new(entry);
-    let mut fl = FnLift {
-        walker,
-        ret_eip,
-        cfg: &cfg,
-        diagnostics: Vec::new(),
-        listing: Vec::new(),
-        disasm: Disassembler::new(),
-    };
-    {
-        let b = FunctionBuilder::new(&mut function, &state);
-        fl.build(b);
-    }
-    fl.diagnostics.sort_by_key(|d| d.addr);
-    // Overlapping instruction streams can lift one address in two blocks; the listing names it once.
-    fl.listing.sort_by_key(|(addr, _)| *addr);
-    fl.listing.dedup_by_key(|(addr, _)| *addr);
-    LiftResult {
-        function,
-        diagnostics: fl.diagnostics,
-        listing: fl.listing,
-    }
+    lift::lift_function(walker, entry, &crate::state::state_desc(), |b, lifting| {
+        lifting.lift_blocks(FunctionLifter {
+            lx: Lifter { b, pc: entry, ret_eip },
+            disasm: Disassembler::new(),
+            saved_index: None,
+        })
+    })
 }
 
-struct FnLift<'w> {
-    walker: &'w Walker<'w>,
-    ret_eip: bool,
-    cfg: &'w FunctionCfg,
-    diagnostics: Vec<Diagnostic>,
-    listing: Vec<(GuestAddr, String)>,
+/// The x86 lifter as the shared loop drives it.
+struct FunctionLifter<'f> {
+    lx: Lifter<'f>,
     disasm: Disassembler,
+    /// The index register's value saved before a `mov reg, [idx*4+table]` whose `jmp reg` is a switch.
+    saved_index: Option<Value>,
 }
 
-impl FnLift<'_> {
-    fn build(&mut self, mut b: FunctionBuilder<'_>) {
-        let blocks: BTreeMap<GuestAddr, Block> = self.cfg.block_starts.keys().map(|&a| (a, b.create_block())).collect();
-        if let Some(&first) = blocks.get(&self.cfg.entry.addr) {
-            b.jump(first, Vec::new());
-        }
-        let mut lx = Lifter {
-            b,
-            pc: self.cfg.entry.addr,
-            ret_eip: self.ret_eip,
-        };
-        for (&start, &block) in &blocks {
-            lx.b.switch_to_block(block);
-            self.lift_block(&mut lx, &blocks, start);
-        }
+impl<'f> InsnLifter<'f, X86> for FunctionLifter<'f> {
+    const PC_TYPE: Type = Type::I32;
+
+    fn builder(&mut self) -> &mut FunctionBuilder<'f> {
+        &mut self.lx.b
     }
 
-    /// Lifts the guest block at `start` into the current IR block, up to its terminator or the next block.
-    fn lift_block(&mut self, lx: &mut Lifter<'_>, blocks: &BTreeMap<GuestAddr, Block>, start: GuestAddr) {
-        let mut pc = start;
-        // The index register's value saved before a `mov reg, [idx*4+table]` whose `jmp reg` is a switch.
-        let mut saved_index: Option<Value> = None;
-        loop {
-            lx.pc = pc;
-            let Some(insn) = self.cfg.insns.get(&pc) else {
-                self.unlifted(lx, pc);
-                return;
-            };
-            // Every marked instruction gets a listing line, an unliftable one too, so the
-            // listing and the line table describe the same instructions.
-            lx.b.mark(pc);
-            self.listing.push((pc, self.disasm.text(insn)));
-            let Some(kind) = classify(insn) else {
-                self.unlifted(lx, pc);
-                return;
-            };
-            let next = GuestAddr(insn.next_ip32().into());
-            match kind {
-                Kind::Plain(handler) => {
-                    if let Some(table) = self.cfg.jump_tables.values().find(|t| t.load_at == Some(pc)) {
-                        saved_index = Some(lx.b.get(table.index_slot));
-                    }
-                    handler(lx, insn);
-                }
-                Kind::Call if insn.near_branch_target() == u64::from(insn.next_ip32()) => {
-                    // `call $+5` only pushes its own return address (a PC-relative idiom).
-                    control::push_return_address(lx, insn);
-                }
-                _ => {
-                    let mut cx = control::BlockCx {
-                        walker: self.walker,
-                        cfg: self.cfg,
-                        blocks,
-                        saved_index,
-                        diags: Vec::new(),
-                    };
-                    control::lift_terminator(lx, &mut cx, insn, kind);
-                    self.diagnostics.append(&mut cx.diags);
-                    return;
-                }
-            }
-            if let Some(&block) = blocks.get(&next) {
-                lx.b.jump(block, Vec::new());
-                return;
-            }
-            pc = next;
-        }
+    /// The saved switch index belongs to its guest block.
+    fn start_block(&mut self) {
+        self.saved_index = None;
     }
 
-    /// Ends the block with `exit pc, unlifted` and records why.
-    fn unlifted(&mut self, lx: &mut Lifter<'_>, pc: GuestAddr) {
-        let message = match self.cfg.failures.get(&pc) {
-            Some(f) => describe_failure(self.walker.image(), f, &mut self.disasm),
-            None => "no instruction was decoded here".to_string(),
+    fn set_pc(&mut self, pc: GuestAddr) {
+        self.lx.pc = pc;
+    }
+
+    fn listing_text(&mut self, insn: &Instruction) -> String {
+        self.disasm.text(insn)
+    }
+
+    /// Where nothing decodes there is no instruction to list.
+    fn undecoded_listing_text(&mut self, _: Option<&Failure>) -> Option<String> {
+        None
+    }
+
+    fn lift(&mut self, insn: &Instruction, cx: &mut BlockContext<'_, X86>) -> Step {
+        let Some(kind) = classify(insn) else {
+            return Step::Unliftable;
         };
-        self.diagnostics.push(Diagnostic {
-            severity: Severity::Error,
-            addr: pc,
-            message,
-        });
-        lx.exit_here(ExitReason::Unlifted);
+        let pc = self.lx.pc;
+        match kind {
+            Kind::Plain(handler) => {
+                if let Some(table) = cx.cfg.jump_tables.values().find(|t| t.load_at == Some(pc)) {
+                    self.saved_index = Some(self.lx.b.get(table.index_slot));
+                }
+                handler(&mut self.lx, insn);
+            }
+            Kind::Call if insn.near_branch_target() == u64::from(insn.next_ip32()) => {
+                // `call $+5` only pushes its own return address (a PC-relative idiom).
+                control::push_return_address(&mut self.lx, insn);
+            }
+            _ => {
+                let mut bcx = control::BlockCx {
+                    walker: cx.walker,
+                    cfg: cx.cfg,
+                    blocks: cx.blocks,
+                    saved_index: self.saved_index,
+                    diags: Vec::new(),
+                };
+                control::lift_terminator(&mut self.lx, &mut bcx, insn, kind);
+                cx.diagnostics.append(&mut bcx.diags);
+                return Step::Ended;
+            }
+        }
+        Step::Next(GuestAddr(insn.next_ip32().into()))
     }
 }
 

@@ -148,6 +148,33 @@ impl Lifter<'_> {
         self.read(loc, ty)
     }
 
+    /// Resolves and reads operand 0, which the instruction reads before writing it: where it is,
+    /// its width and its value.
+    pub(crate) fn read_dest(&mut self, insn: &Instruction) -> (Loc, Type, Value) {
+        let ty = dest_width(insn);
+        let dst = self.loc(insn, 0);
+        let v = self.read(dst, ty);
+        (dst, ty, v)
+    }
+
+    /// Resolves and reads operand 1 at the destination's width: the width and the value.
+    pub(crate) fn read_source(&mut self, insn: &Instruction) -> (Type, Value) {
+        let ty = dest_width(insn);
+        let src = self.loc(insn, 1);
+        (ty, self.read(src, ty))
+    }
+
+    /// Resolves both operands of a two-operand instruction (the destination first), then reads
+    /// them at the destination's width: (destination, its value, source, its value).
+    pub(crate) fn read_both(&mut self, insn: &Instruction) -> (Loc, Value, Loc, Value) {
+        let ty = dest_width(insn);
+        let dst = self.loc(insn, 0);
+        let src = self.loc(insn, 1);
+        let a = self.read(dst, ty);
+        let b = self.read(src, ty);
+        (dst, a, src, b)
+    }
+
     /// Writes operand `i`.
     pub(crate) fn write_op(&mut self, insn: &Instruction, i: u32, v: Value) {
         let loc = self.loc(insn, i);

@@ -22,13 +22,17 @@ pub(crate) fn select(insn: &Instruction) -> Option<Handler> {
         _ => false,
     };
     let h: Handler = match insn.mnemonic() {
-        Mnemonic::Shl | Mnemonic::Sal if insn.op_count() == 2 && count_ok(1) => shl_rm,
-        Mnemonic::Shr if insn.op_count() == 2 && count_ok(1) => shr_rm,
-        Mnemonic::Sar if insn.op_count() == 2 && count_ok(1) => sar_rm,
-        Mnemonic::Rol if insn.op_count() == 2 && count_ok(1) => rol_rm,
-        Mnemonic::Ror if insn.op_count() == 2 && count_ok(1) => ror_rm,
-        Mnemonic::Shld if insn.op_count() == 3 && count_ok(2) && dest_width(insn) == Type::I32 => shld_rm32_r32,
-        Mnemonic::Shrd if insn.op_count() == 3 && count_ok(2) && dest_width(insn) == Type::I32 => shrd_rm32_r32,
+        Mnemonic::Shl | Mnemonic::Sal if insn.op_count() == 2 && count_ok(1) => |lx, i| shift(lx, i, ShiftKind::Shl),
+        Mnemonic::Shr if insn.op_count() == 2 && count_ok(1) => |lx, i| shift(lx, i, ShiftKind::Shr),
+        Mnemonic::Sar if insn.op_count() == 2 && count_ok(1) => |lx, i| shift(lx, i, ShiftKind::Sar),
+        Mnemonic::Rol if insn.op_count() == 2 && count_ok(1) => |lx, i| rotate(lx, i, true),
+        Mnemonic::Ror if insn.op_count() == 2 && count_ok(1) => |lx, i| rotate(lx, i, false),
+        Mnemonic::Shld if insn.op_count() == 3 && count_ok(2) && dest_width(insn) == Type::I32 => {
+            |lx, i| double_shift(lx, i, true)
+        }
+        Mnemonic::Shrd if insn.op_count() == 3 && count_ok(2) && dest_width(insn) == Type::I32 => {
+            |lx, i| double_shift(lx, i, false)
+        }
         _ => return None,
     };
     Some(h)
@@ -69,7 +73,12 @@ impl FlagWriter {
         lx.b.set(slot, v);
     }
 
-    fn set_zsp(&self, lx: &mut Lifter<'_>, r: Value) {
+    /// The flags of a shift: CF and OF as computed, AF 0 (rpt's choice), ZF, SF and PF of `r`.
+    fn set_shift_flags(&self, lx: &mut Lifter<'_>, r: Value, cf: Value, of: Value) {
+        self.set(lx, CF, cf);
+        self.set(lx, OF, of);
+        let af = lx.flag_const(false);
+        self.set(lx, AF, af);
         let zf = lx.b.icmp_imm(IntCC::Eq, r, 0);
         self.set(lx, ZF, zf);
         let sf = lx.msb(r);
@@ -98,11 +107,10 @@ enum ShiftKind {
     Sar,
 }
 
+/// `shl`/`sal`, `shr`, `sar rm, imm8/cl`.
 fn shift(lx: &mut Lifter<'_>, insn: &Instruction, kind: ShiftKind) {
     let Some((c, fw)) = prepare(lx, insn, 1) else { return };
-    let ty = dest_width(insn);
-    let dst = lx.loc(insn, 0);
-    let x = lx.read(dst, ty);
+    let (dst, ty, x) = lx.read_dest(insn);
     let (r, cf, of) = match kind {
         ShiftKind::Shl => {
             // In 64 bits the last bit shifted out lands at bit `width`.
@@ -143,32 +151,15 @@ fn shift(lx: &mut Lifter<'_>, insn: &Instruction, kind: ShiftKind) {
         }
     };
     lx.write(dst, r);
-    fw.set(lx, CF, cf);
-    fw.set(lx, OF, of);
-    let af = lx.flag_const(false);
-    fw.set(lx, AF, af);
-    fw.set_zsp(lx, r);
+    fw.set_shift_flags(lx, r, cf, of);
 }
 
-fn shl_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    shift(lx, insn, ShiftKind::Shl);
-}
-
-fn shr_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    shift(lx, insn, ShiftKind::Shr);
-}
-
-fn sar_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    shift(lx, insn, ShiftKind::Sar);
-}
-
-/// Rotates change only CF and OF. The 5-bit count is taken modulo the width for the rotation
-/// itself (the IR's rotate does that), but flags change whenever the 5-bit count is nonzero.
+/// `rol` (`left`), `ror rm, imm8/cl`. Rotates change only CF and OF. The 5-bit count is taken
+/// modulo the width for the rotation itself (the IR's rotate does that), but flags change
+/// whenever the 5-bit count is nonzero.
 fn rotate(lx: &mut Lifter<'_>, insn: &Instruction, left: bool) {
     let Some((c, fw)) = prepare(lx, insn, 1) else { return };
-    let ty = dest_width(insn);
-    let dst = lx.loc(insn, 0);
-    let x = lx.read(dst, ty);
+    let (dst, ty, x) = lx.read_dest(insn);
     let amount = lx.b.resize(c, ty);
     let r =
         lx.b.binary(if left { BinaryOp::Rotl } else { BinaryOp::Rotr }, x, amount);
@@ -185,15 +176,8 @@ fn rotate(lx: &mut Lifter<'_>, insn: &Instruction, left: bool) {
     fw.set(lx, OF, of);
 }
 
-fn rol_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    rotate(lx, insn, true);
-}
-
-fn ror_rm(lx: &mut Lifter<'_>, insn: &Instruction) {
-    rotate(lx, insn, false);
-}
-
-/// `shld`/`shrd` on 32 bits: the destination shifted, filled from the source's other end.
+/// `shld` (`left`), `shrd rm32, r32, imm8/cl`: the destination shifted, filled from the source's
+/// other end.
 fn double_shift(lx: &mut Lifter<'_>, insn: &Instruction, left: bool) {
     let Some((c, fw)) = prepare(lx, insn, 2) else { return };
     let dst = lx.loc(insn, 0);
@@ -224,17 +208,5 @@ fn double_shift(lx: &mut Lifter<'_>, insn: &Instruction, left: bool) {
     let top_r = lx.msb(r);
     let top_x = lx.msb(x);
     let of = lx.b.binary(BinaryOp::Xor, top_r, top_x);
-    fw.set(lx, CF, cf);
-    fw.set(lx, OF, of);
-    let af = lx.flag_const(false);
-    fw.set(lx, AF, af);
-    fw.set_zsp(lx, r);
-}
-
-fn shld_rm32_r32(lx: &mut Lifter<'_>, insn: &Instruction) {
-    double_shift(lx, insn, true);
-}
-
-fn shrd_rm32_r32(lx: &mut Lifter<'_>, insn: &Instruction) {
-    double_shift(lx, insn, false);
+    fw.set_shift_flags(lx, r, cf, of);
 }

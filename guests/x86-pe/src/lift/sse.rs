@@ -512,13 +512,7 @@ fn cvtsd2ss(lx: &mut Lifter<'_>, insn: &Instruction) {
     let x = lx.read_scalar(insn, 1, Lane::Double);
     let narrowed = lx.mxcsr_rounded(|lx, mode| lx.b.fconvert(FConvOp::Fconvert, mode, x, Type::F32));
     let bits = lx.b.convert(ConvOp::Bitcast, x, Type::I64);
-    let sign = lx.b.binary_imm(BinaryOp::Lshr, bits, 32);
-    let sign = lx.b.binary_imm(BinaryOp::And, sign, 0x8000_0000);
-    let fraction = lx.b.binary_imm(BinaryOp::Lshr, bits, 29);
-    let fraction = lx.b.binary_imm(BinaryOp::And, fraction, 0x003f_ffff);
-    let nan_bits = lx.b.binary(BinaryOp::Or, sign, fraction);
-    let nan_bits = lx.b.binary_imm(BinaryOp::Or, nan_bits, 0x7fc0_0000);
-    let nan_bits = lx.b.resize(nan_bits, Type::I32);
+    let nan_bits = lx.b.f64_nan_to_f32_bits(bits);
     let nan_value = lx.b.convert(ConvOp::Bitcast, nan_bits, Type::F32);
     let nan = lx.is_nan(x);
     let r = lx.b.select(nan, nan_value, narrowed);
@@ -615,13 +609,7 @@ fn cvtps2pd(lx: &mut Lifter<'_>, insn: &Instruction) {
 fn widen_bits(lx: &mut Lifter<'_>, bits: Value) -> Value {
     let x = lx.b.convert(ConvOp::Bitcast, bits, Type::F32);
     let widened = lx.b.fconvert(FConvOp::Fconvert, Rounding::Nearest, x, Type::F64);
-    let wide = lx.b.resize(bits, Type::I64);
-    let sign = lx.b.binary_imm(BinaryOp::And, wide, 0x8000_0000);
-    let sign = lx.b.binary_imm(BinaryOp::Shl, sign, 32);
-    let fraction = lx.b.binary_imm(BinaryOp::And, wide, 0x007f_ffff);
-    let fraction = lx.b.binary_imm(BinaryOp::Shl, fraction, 29);
-    let nan_bits = lx.b.binary(BinaryOp::Or, sign, fraction);
-    let nan_bits = lx.b.binary_imm(BinaryOp::Or, nan_bits, 0x7ff8_0000_0000_0000);
+    let nan_bits = lx.b.f32_nan_to_f64_bits(bits, true);
     let widened_bits = lx.b.convert(ConvOp::Bitcast, widened, Type::I64);
     let nan = lx.is_nan(x);
     lx.b.select(nan, nan_bits, widened_bits)

@@ -140,8 +140,7 @@ fn step(lx: &mut Lifter<'_>, op: Op, ty: Type) {
             let a = lx.load(ty, src);
             let dst = lx.b.get(EDI);
             let b = lx.load(ty, dst);
-            let r = lx.b.binary(BinaryOp::Sub, a, b);
-            lx.set_sub_flags(a, b, r, true);
+            lx.add_sub_with_flags(BinaryOp::Sub, a, b, true);
             advance(lx, ESI, by);
             advance(lx, EDI, by);
         }
@@ -149,8 +148,7 @@ fn step(lx: &mut Lifter<'_>, op: Op, ty: Type) {
             let a = lx.read_reg(acc);
             let dst = lx.b.get(EDI);
             let b = lx.load(ty, dst);
-            let r = lx.b.binary(BinaryOp::Sub, a, b);
-            lx.set_sub_flags(a, b, r, true);
+            lx.add_sub_with_flags(BinaryOp::Sub, a, b, true);
             advance(lx, EDI, by);
         }
     }

@@ -63,13 +63,7 @@ const GUEST_RUNTIME: [(&str, &str); 6] = [
 
 /// Looks a platform up by name.
 pub fn find(name: &str) -> Result<&'static Platform, GuestError> {
-    PLATFORMS
-        .iter()
-        .find(|p| p.name == name)
-        .ok_or_else(|| GuestError::UnknownPlatform {
-            platform: name.to_string(),
-            known: PLATFORMS.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
-        })
+    rpt_api::find_platform(PLATFORMS, name, |p| p.name)
 }
 
 /// `KERNEL32.dll`, `kernel32.DLL` and `kernel32` name the same module.

@@ -5,37 +5,38 @@
 
 use super::{ImportImpl, ImportKind, Platform};
 
-/// A KERNEL32 function implemented by `rpt_win32_KERNEL32_<name>` (stdcall).
-macro_rules! kernel32 {
-    ($name:literal) => {
+/// A function of `<module>.dll` that the C function `rpt_win32_<module>_<name>` implements.
+macro_rules! function {
+    ($module:literal, $name:literal) => {
         ImportImpl {
-            module: "KERNEL32.dll",
+            module: concat!($module, ".dll"),
             name: $name,
-            kind: ImportKind::Function(concat!("rpt_win32_KERNEL32_", $name)),
+            kind: ImportKind::Function(concat!("rpt_win32_", $module, "_", $name)),
         }
     };
 }
 
-/// An msvcrt function implemented by `rpt_win32_msvcrt_<name>` (cdecl).
+/// A KERNEL32 function (stdcall).
+macro_rules! kernel32 {
+    ($name:literal) => {
+        function!("KERNEL32", $name)
+    };
+}
+
+/// An msvcrt function (cdecl).
 macro_rules! msvcrt {
     ($name:literal) => {
-        ImportImpl {
-            module: "msvcrt.dll",
-            name: $name,
-            kind: ImportKind::Function(concat!("rpt_win32_msvcrt_", $name)),
-        }
+        function!("msvcrt", $name)
     };
 }
 
 /// An msvcrt variable; `platform/win32_console.c` binds its IAT slot at start-up.
-macro_rules! msvcrt_data {
-    ($name:literal) => {
-        ImportImpl {
-            module: "msvcrt.dll",
-            name: $name,
-            kind: ImportKind::Data,
-        }
-    };
+const fn msvcrt_data(name: &'static str) -> ImportImpl {
+    ImportImpl {
+        module: "msvcrt.dll",
+        name,
+        kind: ImportKind::Data,
+    }
 }
 
 /// The import table: every function and variable the platform's C files define.
@@ -306,18 +307,18 @@ const IMPORTS: &[ImportImpl] = &[
     msvcrt!("qsort"),
     msvcrt!("bsearch"),
     // msvcrt variables (platform/win32_console.c)
-    msvcrt_data!("_iob"),
-    msvcrt_data!("__initenv"),
-    msvcrt_data!("_environ"),
-    msvcrt_data!("__argc"),
-    msvcrt_data!("__argv"),
-    msvcrt_data!("_acmdln"),
-    msvcrt_data!("_fmode"),
-    msvcrt_data!("_commode"),
-    msvcrt_data!("__mb_cur_max"),
-    msvcrt_data!("_pctype"),
-    msvcrt_data!("_timezone"),
-    msvcrt_data!("_daylight"),
+    msvcrt_data("_iob"),
+    msvcrt_data("__initenv"),
+    msvcrt_data("_environ"),
+    msvcrt_data("__argc"),
+    msvcrt_data("__argv"),
+    msvcrt_data("_acmdln"),
+    msvcrt_data("_fmode"),
+    msvcrt_data("_commode"),
+    msvcrt_data("__mb_cur_max"),
+    msvcrt_data("_pctype"),
+    msvcrt_data("_timezone"),
+    msvcrt_data("_daylight"),
 ];
 
 /// The C files, under the generation's `src/`.
