@@ -69,6 +69,14 @@ fn a_recipes_cpu_model_and_l1i_shape_the_generation() {
     assert!(manifest.contains("\"-static\""), "{manifest}");
 }
 
+/// What `rpt recompile` said when it refused `recipe` (with `extra` arguments), generations and
+/// objects in `dir`.
+fn refused(dir: &Path, recipe: &str, extra: &[&str]) -> String {
+    let out = rpt_in("recompile", recipe, &dir.join("gen"), &dir.join("cache"), extra);
+    assert!(!out.status.success(), "rpt recompile {recipe} succeeded");
+    stderr_of(&out)
+}
+
 #[test]
 fn an_unknown_cpu_model_is_named_at_its_recipe_line() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -77,15 +85,7 @@ fn an_unknown_cpu_model_is_named_at_its_recipe_line() {
         "bad",
         "    host: \"aarch64\",\n    host_cpu: \"cortex-a99\",\n",
     );
-    let out = rpt_in(
-        "recompile",
-        &recipe,
-        &dir.path().join("gen"),
-        &dir.path().join("cache"),
-        &[],
-    );
-    let stderr = stderr_of(&out);
-    assert!(!out.status.success());
+    let stderr = refused(dir.path(), &recipe, &[]);
     assert!(
         stderr.contains(&format!("{recipe}:8:5: host `aarch64` has no CPU model `cortex-a99`")),
         "{stderr}"
@@ -95,14 +95,7 @@ fn an_unknown_cpu_model_is_named_at_its_recipe_line() {
         "{stderr}"
     );
     let recipe = demo_recipe(dir.path(), "riscv", "    host: \"riscv64\",\n");
-    let out = rpt_in(
-        "recompile",
-        &recipe,
-        &dir.path().join("gen"),
-        &dir.path().join("cache"),
-        &[],
-    );
-    let stderr = stderr_of(&out);
+    let stderr = refused(dir.path(), &recipe, &[]);
     assert!(
         stderr.contains(&format!(
             "{recipe}:7:5: unknown host `riscv64` (known: aarch64, loongarch64, x86-64)"
@@ -111,14 +104,7 @@ fn an_unknown_cpu_model_is_named_at_its_recipe_line() {
     );
     // The same through the command line names no line, since the recipe is not at fault.
     let recipe = demo_recipe(dir.path(), "good", "");
-    let out = rpt_in(
-        "recompile",
-        &recipe,
-        &dir.path().join("gen"),
-        &dir.path().join("cache"),
-        &["--host", "loongarch64", "--host-cpu", "la999"],
-    );
-    let stderr = stderr_of(&out);
+    let stderr = refused(dir.path(), &recipe, &["--host", "loongarch64", "--host-cpu", "la999"]);
     assert!(
         stderr.contains(&format!("{recipe}: host `loongarch64` has no CPU model `la999`")),
         "{stderr}"
