@@ -230,3 +230,26 @@ fn only_cli_build_and_bench_start_processes() {
         offenders.join("\n")
     );
 }
+
+/// The quoted words of the array constant `name` in `text`.
+fn quoted_words_of(text: &str, name: &str) -> BTreeSet<String> {
+    let start = text
+        .find(&format!("const {name}: &[&str] = &["))
+        .unwrap_or_else(|| panic!("no constant {name}"));
+    let list = &text[start..];
+    let list = &list[..list.find("];").unwrap_or(list.len())];
+    list.split('"').skip(1).step_by(2).map(str::to_string).collect()
+}
+
+/// C's keywords are listed twice on purpose (ARCHITECTURE.md, "Deliberately absent"): the emitter
+/// must not generate them and a recipe may not name an override after one, and neither crate may
+/// depend on the other. The two lists must stay the same.
+#[test]
+fn the_c_keyword_lists_agree() {
+    let root = workspace_root();
+    let read = |rel: &str| fs::read_to_string(root.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let emitter = quoted_words_of(&read("framework/emit-c/src/ctype.rs"), "RESERVED");
+    let recipe = quoted_words_of(&read("framework/recipe/src/validate.rs"), "C_KEYWORDS");
+    assert!(emitter.len() > 50 && emitter.contains("_Bool"), "{emitter:?}");
+    assert_eq!(emitter, recipe);
+}

@@ -135,16 +135,6 @@ impl Int {
 /// Whether `name` is a C keyword (or a macro C headers define) that cannot name a field.
 pub fn is_c_reserved(name: &str) -> bool {
     const RESERVED: &[&str] = &[
-        "_Alignas",
-        "_Alignof",
-        "_Atomic",
-        "_Bool",
-        "_Complex",
-        "_Generic",
-        "_Imaginary",
-        "_Noreturn",
-        "_Static_assert",
-        "_Thread_local",
         "alignas",
         "alignof",
         "asm",
@@ -191,6 +181,20 @@ pub fn is_c_reserved(name: &str) -> bool {
         "void",
         "volatile",
         "while",
+        "_Alignas",
+        "_Alignof",
+        "_Atomic",
+        "_BitInt",
+        "_Bool",
+        "_Complex",
+        "_Decimal128",
+        "_Decimal32",
+        "_Decimal64",
+        "_Generic",
+        "_Imaginary",
+        "_Noreturn",
+        "_Static_assert",
+        "_Thread_local",
     ];
     RESERVED.contains(&name)
 }

@@ -197,6 +197,7 @@ pub(crate) fn is_sha256_hex(s: &str) -> bool {
 const C_KEYWORDS: &[&str] = &[
     "alignas",
     "alignof",
+    "asm",
     "auto",
     "bool",
     "break",
