@@ -21,19 +21,18 @@ mod emit_support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use iced_x86::IcedError;
 use iced_x86::code_asm::*;
-use rpt_api::{GuestImage, GuestPlugin, HostPlugin, Severity, SourceFile};
+use rpt_api::{GuestPlugin, HostPlugin, Severity, SourceFile};
 use rpt_build::Toolchain;
 use rpt_guest_x86_pe::X86Pe;
-use rpt_guest_x86_pe::state::{ARITH_FLAGS, DF, GPRS, MXCSR, xmm_hi, xmm_lo};
+use rpt_guest_x86_pe::state::{MXCSR, xmm_hi, xmm_lo};
 use rpt_host_x86_64::X86_64Host;
 use rpt_ir::interp::{Interpreter, NoEnvironment, Outcome, Val};
 use rpt_ir::{AddrSpace, GuestAddr, Program};
+use rpt_testkit::{Rng, env_number, guest, run_tool};
 
 /// Cases in a default (CI) run.
 const DEFAULT_CASES: usize = 1600;
@@ -61,31 +60,25 @@ const ARITH_EFLAGS: u32 = 0x8d5;
 /// MXCSR's exception flags, which rpt does not compute.
 const MXCSR_FLAGS: u32 = 0x3f;
 
-/// splitmix64: a fixed-seed generator, so every run tests the same cases.
-struct Rng(u64);
+/// The random operands of SSE cases, drawn from the classes where SSE's rules differ most.
+trait SseValues {
+    /// A double's sign bit, at random.
+    fn sign64(&mut self) -> u64;
+    /// A double's bits.
+    fn double(&mut self) -> u64;
+    /// A float's bits.
+    fn float(&mut self) -> u32;
+    /// 64 bits of an xmm register or the window: one double or two floats.
+    fn lane64(&mut self) -> u64;
+    /// A GPR's value: edges of int32 and of a float's exact integers, small values, anything.
+    fn gpr(&mut self) -> u32;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len() as u64) as usize]
-    }
-
+impl SseValues for Rng {
     fn sign64(&mut self) -> u64 {
         (self.next() & 1) << 63
     }
 
-    /// A double's bits, from the classes where SSE's rules differ most.
     fn double(&mut self) -> u64 {
         const EDGES: [f64; 18] = [
             2147483647.0,
@@ -124,7 +117,6 @@ impl Rng {
         }
     }
 
-    /// A float's bits, from the same classes.
     fn float(&mut self) -> u32 {
         const EDGES: [f32; 12] = [
             2147483648.0,
@@ -158,7 +150,6 @@ impl Rng {
         }
     }
 
-    /// 64 bits of an xmm register or the window: one double or two floats.
     fn lane64(&mut self) -> u64 {
         if self.next() & 1 == 0 {
             self.double()
@@ -484,46 +475,15 @@ fn input_stream(cases: &[Case]) -> Vec<u8> {
     out
 }
 
-/// Runs a program with `input` on stdin and returns its stdout; panics if it fails.
-fn run_with_input(cmd: &mut Command, input: Vec<u8>, what: &str) -> Vec<u8> {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {what}: {e}"));
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().expect("wait");
-    let _ = writer.join();
-    assert!(
-        out.status.success(),
-        "{what} failed ({}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
 fn parse_states(bytes: &[u8], count: usize, what: &str) -> Vec<State> {
     assert_eq!(bytes.len(), count * STATE_SIZE, "{what} wrote {} bytes", bytes.len());
     bytes.chunks_exact(STATE_SIZE).map(State::from_bytes).collect()
 }
 
-fn native_run(cases: &[Case], input: Vec<u8>) -> Vec<State> {
-    let exe = common::scratch("oracle_sse").join("harness_sse");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/harness_sse.c");
-    common::run_tool(
-        Command::new("gcc")
-            .args(["-m32", "-msse2", "-O1", "-static", "-Wall", "-o"])
-            .arg(&exe)
-            .arg(&src),
-        "the SSE oracle runs x86 code natively and needs `gcc -m32`: install gcc-12-multilib",
-    );
-    let out = run_with_input(&mut Command::new(&exe), input, "the native SSE harness");
-    parse_states(&out, cases.len(), "the native harness")
+fn native_run(cases: &[Case], input: &[u8]) -> Vec<State> {
+    let exe = common::native_harness("harness_sse.c", "harness_sse", &["-msse2"]);
+    let out = run_tool(&mut Command::new(&exe), input, "the native SSE harness");
+    parse_states(&out.stdout, cases.len(), "the native harness")
 }
 
 /// Lifts one case (its bytes and a closing `ret`), verified.
@@ -546,15 +506,10 @@ fn interpret(case: &Case, program: &Program) -> Result<State, String> {
     let mut interp = Interpreter::new(program);
     interp.steps_left = 100_000;
     let s = &case.init;
+    let mut gpr = s.gpr;
+    gpr[4] = STACK;
+    common::set_registers(&mut interp.machine, gpr, s.eflags);
     let st = &mut interp.machine.state;
-    for (slot, v) in GPRS.iter().zip(s.gpr) {
-        st.set(desc, *slot, Val::Int(u64::from(v)));
-    }
-    st.set(desc, GPRS[4], Val::Int(u64::from(STACK)));
-    for (slot, bit) in ARITH_FLAGS {
-        st.set(desc, slot, Val::Int(u64::from((s.eflags >> bit) & 1)));
-    }
-    st.set(desc, DF, Val::Int(0));
     st.set(desc, MXCSR, Val::Int(u64::from(s.mxcsr)));
     for (n, [lo, hi]) in s.xmm.iter().enumerate() {
         st.set(desc, xmm_lo(n as u32), Val::Int(*lo));
@@ -570,12 +525,8 @@ fn interpret(case: &Case, program: &Program) -> Result<State, String> {
     }
     let m = &interp.machine;
     let get = |slot| m.state.get(desc, slot).int();
-    let mut gpr: [u32; 8] = std::array::from_fn(|n| get(GPRS[n]) as u32);
+    let (mut gpr, eflags) = common::registers(m);
     gpr[4] = 0;
-    let mut eflags = 2;
-    for (slot, bit) in ARITH_FLAGS {
-        eflags |= (get(slot) as u32 & 1) << bit;
-    }
     Ok(State {
         gpr,
         eflags,
@@ -682,12 +633,7 @@ fn compiled_run(cases: &[Case], programs: &[Program]) -> Vec<State> {
         program.functions.extend(p.functions.clone());
     }
     let entry = GuestAddr(u64::from(CODE_BASE));
-    let image = GuestImage {
-        segments: Vec::new(),
-        entry,
-        exports: BTreeMap::new(),
-        imports: Vec::new(),
-    };
+    let image = guest::image_without_segments(entry);
     let mut extra = vec![SourceFile {
         path: "guest/driver.c".to_string(),
         contents: driver_source(),
@@ -704,7 +650,7 @@ fn compiled_run(cases: &[Case], programs: &[Program]) -> Vec<State> {
     let _ = std::fs::remove_dir_all(&dir);
     let src = dir.join("src");
     // Two shards, so that two cores compile in parallel.
-    let jobs = emit_support::write_generation(&src, &program, &image, entry, &extra, 2);
+    let jobs = emit_support::write_generation(&src, &program, &image, entry, &extra, 2, false);
     let mut settings = X86_64Host.compiler();
     // The driver's main replaces the runtime's.
     settings
@@ -712,13 +658,13 @@ fn compiled_run(cases: &[Case], programs: &[Program]) -> Vec<State> {
         .extend(["-Wall", "-Wextra", "-Werror", "-Dmain=rpt_runtime_main"].map(String::from));
     let toolchain = Toolchain::probe(settings).unwrap_or_else(|e| panic!("{e}"));
     let binary = emit_support::build(&dir, &src, &jobs, &toolchain);
-    let out = run_with_input(
+    let out = run_tool(
         &mut Command::new(&binary),
-        states_stream(cases),
+        &states_stream(cases),
         "the compiled SSE fuzz driver",
     );
     let _ = std::fs::remove_dir_all(&dir);
-    parse_states(&out, cases.len(), "the compiled driver")
+    parse_states(&out.stdout, cases.len(), "the compiled driver")
 }
 
 // ---------------------------------------------------------------- comparison
@@ -779,24 +725,11 @@ fn differences(want: &State, got: &State) -> Vec<String> {
     out
 }
 
-fn env_number(name: &str, default: u64) -> u64 {
-    match std::env::var(name) {
-        Ok(v) => {
-            let v = v.trim();
-            let parsed = match v.strip_prefix("0x") {
-                Some(hex) => u64::from_str_radix(hex, 16),
-                None => v.parse(),
-            };
-            parsed.unwrap_or_else(|_| panic!("{name}={v} is not a number"))
-        }
-        Err(_) => default,
-    }
-}
-
 #[test]
 fn sse_forms_match_the_cpu_in_the_interpreter_and_in_compiled_c() {
     let count = env_number("RPT_SSE_FUZZ_CASES", DEFAULT_CASES as u64) as usize;
     let seed = env_number("RPT_SSE_FUZZ_SEED", DEFAULT_SEED);
+    assert!(seed != 0, "RPT_SSE_FUZZ_SEED: xorshift cannot start from 0");
     // Cases are placed CASE_STRIDE bytes apart below the stack.
     assert!(
         count as u64 * u64::from(CASE_STRIDE) <= u64::from(STACK - CODE_BASE),
@@ -804,7 +737,7 @@ fn sse_forms_match_the_cpu_in_the_interpreter_and_in_compiled_c() {
     );
     let cases = generate(count, seed);
     let input = input_stream(&cases);
-    let native = native_run(&cases, input);
+    let native = native_run(&cases, &input);
 
     let mut failures = Vec::new();
     let mut programs = Vec::new();
