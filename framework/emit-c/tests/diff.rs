@@ -22,7 +22,7 @@ use rpt_api::{Runner, SourceFile};
 use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcome, Val};
 use rpt_ir::{AddrSpace, ExitReason, GuestAddr, Program, SlotId, Type};
 use rpt_testkit::Rng;
-use rpt_testkit::interp::{StateElement as Element, bits_of_val, random_bits, state_elements, val_of_bits};
+use rpt_testkit::interp::{StateElement as Element, bits_of_val, random_bits, read_bytes, state_elements, val_of_bits};
 
 /// The RAM window test programs read and write, filled with random bytes by the image.
 const RAM_BASE: u64 = 0x10000;
@@ -309,16 +309,11 @@ fn interpret(
         .iter()
         .map(|e| bits_of_val(e.get(&program.state, &interp.machine.state)))
         .collect();
-    let read = |space, base: u64, len: usize| -> Vec<u8> {
-        (0..len as u64)
-            .map(|i| interp.machine.memory.read_u8(space, base + i))
-            .collect()
-    };
     Ok(Final {
         outcome,
         values,
-        ram: read(AddrSpace::RAM, RAM_BASE, RAM_SIZE),
-        space1: read(AddrSpace(1), 0, SPACE1_SIZE),
+        ram: read_bytes(&interp.machine, AddrSpace::RAM, RAM_BASE, RAM_SIZE),
+        space1: read_bytes(&interp.machine, AddrSpace(1), 0, SPACE1_SIZE),
     })
 }
 

@@ -3,7 +3,7 @@
 //! rounding-mode reader), runs from a given machine state, and random starting states.
 
 use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Memory, Outcome, StateValues, Val};
-use rpt_ir::{GuestAddr, Program, Rounding, SlotId, SlotLayout, StateDesc, Type};
+use rpt_ir::{AddrSpace, GuestAddr, Program, Rounding, SlotId, SlotLayout, StateDesc, Type};
 
 use crate::Rng;
 
@@ -101,6 +101,13 @@ pub fn empty_machine(desc: &StateDesc) -> MachineState {
         state: StateValues::new(desc),
         memory: Memory::new(),
     }
+}
+
+/// The `len` bytes of `space` at `addr` in a machine's memory (unwritten bytes read as zero).
+pub fn read_bytes(machine: &MachineState, space: AddrSpace, addr: u64, len: usize) -> Vec<u8> {
+    (0..len as u64)
+        .map(|i| machine.memory.read_u8(space, addr + i))
+        .collect()
 }
 
 /// One storage element of a register file: a plain slot, or one element of an array slot.

@@ -41,6 +41,7 @@ use rpt_guest_ppc_dol::state::{CR, CTR, FPSCR, LR, XER, fpr, gpr};
 use rpt_ir::interp::{Interpreter, Outcome, Val};
 use rpt_ir::{AddrSpace, GuestAddr, Program};
 use rpt_testkit::cbuild::CCompiler;
+use rpt_testkit::interp::read_bytes;
 use rpt_testkit::{INT_EDGES, Rng, env_number, run_tool_within, scratch_dir};
 
 /// Cases in a default (CI) run.
@@ -244,6 +245,10 @@ impl Gen<'_> {
     }
     fn src(&mut self) -> u32 {
         self.rng.pick(&SRC)
+    }
+    /// The GPR a load writes (a destination) or a store reads (a source).
+    fn data(&mut self, load: bool) -> u32 {
+        if load { self.dst() } else { self.src() }
     }
     fn base(&mut self) -> u32 {
         self.rng.pick(&BASES)
@@ -496,8 +501,7 @@ fn templates() -> Vec<Template> {
         // The update forms (the odd opcodes) take displacements in steps of 8.
         let align = if op % 2 == 1 { 8 } else { 1 };
         table_row(&mut v, name, &[M], move |g| {
-            let r = if load { g.dst() } else { g.src() };
-            vec![d_form(op, r, g.base(), g.disp(align))]
+            vec![d_form(op, g.data(load), g.base(), g.disp(align))]
         });
     }
     for (name, xo, load) in [
@@ -521,8 +525,7 @@ fn templates() -> Vec<Template> {
         ("stwbrx", 662, false),
     ] {
         table_row(&mut v, name, &[M], move |g| {
-            let r = if load { g.dst() } else { g.src() };
-            vec![x_form(31, r, g.base(), INDEX, xo, 0)]
+            vec![x_form(31, g.data(load), g.base(), INDEX, xo, 0)]
         });
     }
     t!(v, "lmw", &[M], |g| {
@@ -1007,9 +1010,7 @@ fn interpret(case: &Case, program: &Program) -> Result<State, String> {
         lr: word(LR),
         ctr: word(CTR),
         fpscr: word(FPSCR),
-        window: (0..WINDOW_SIZE as u64)
-            .map(|k| m.memory.read_u8(AddrSpace::RAM, u64::from(WINDOW_BASE) + k))
-            .collect(),
+        window: read_bytes(m, AddrSpace::RAM, u64::from(WINDOW_BASE), WINDOW_SIZE),
     })
 }
 

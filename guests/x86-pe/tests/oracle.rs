@@ -26,6 +26,7 @@ use rpt_api::Severity;
 use rpt_ir::interp::{Interpreter, NoEnvironment, Outcome};
 use rpt_ir::{AddrSpace, ExitReason, GuestAddr, Program};
 use rpt_testkit::guest::hex_text;
+use rpt_testkit::interp::read_bytes;
 use rpt_testkit::{INT_EDGES, Rng};
 
 const CF: u32 = 1 << 0;
@@ -37,6 +38,7 @@ const DF_BIT: u32 = 1 << 10;
 const OF: u32 = 1 << 11;
 const ARITH: u32 = CF | PF | AF | ZF | SF | OF;
 const CODE_ADDR: u64 = 0x1000;
+const GPR_NAMES: [&str; 8] = ["eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi"];
 const WINDOW: usize = 128;
 const CASES_PER_TEMPLATE: usize = 48;
 
@@ -91,6 +93,7 @@ struct Gen<'a> {
     setup: &'a mut Setup,
 }
 
+/// The operands the tables name (`r32`, `imm8`, `m16`, ...) are the methods of the same names.
 impl Gen<'_> {
     fn idx(&mut self) -> usize {
         self.rng.pick(&[0, 1, 2, 3, 5, 6, 7])
@@ -106,15 +109,32 @@ impl Gen<'_> {
     fn r8(&mut self) -> AsmRegister8 {
         R8[self.rng.below(8) as usize]
     }
-    fn imm(&mut self) -> i32 {
+    fn imm32(&mut self) -> i32 {
         value(self.rng) as i32
     }
     fn imm8(&mut self) -> i32 {
         value(self.rng) as i8 as i32
     }
+    /// A bit number of a 16-bit operand, with the high bits an immediate may carry.
+    fn imm6(&mut self) -> i32 {
+        self.imm8() & 0x3f
+    }
+    /// A bit number of a 32-bit memory operand.
+    fn imm5(&mut self) -> i32 {
+        self.imm8() & 0x1f
+    }
     fn mem(&mut self) -> AsmMemoryOperand {
         let off = self.rng.pick(&OFFSETS);
         esp + off
+    }
+    fn m32(&mut self) -> AsmMemoryOperand {
+        dword_ptr(self.mem())
+    }
+    fn m16(&mut self) -> AsmMemoryOperand {
+        word_ptr(self.mem())
+    }
+    fn m8(&mut self) -> AsmMemoryOperand {
+        byte_ptr(self.mem())
     }
     /// Sets ecx to a random value whose low 5 bits are a shift count; returns the masked count.
     fn cl_count(&mut self) -> u32 {
@@ -160,41 +180,6 @@ macro_rules! t {
     };
 }
 
-/// The operand a form's table row names: a register (never esp), an immediate (`imm6` and `imm5`
-/// are bit numbers), or a memory operand in the stack window.
-macro_rules! operand {
-    ($g:ident, r32) => {
-        $g.r32()
-    };
-    ($g:ident, r16) => {
-        $g.r16()
-    };
-    ($g:ident, r8) => {
-        $g.r8()
-    };
-    ($g:ident, imm32) => {
-        $g.imm()
-    };
-    ($g:ident, imm8) => {
-        $g.imm8()
-    };
-    ($g:ident, imm6) => {
-        $g.imm8() & 0x3f
-    };
-    ($g:ident, imm5) => {
-        $g.imm8() & 0x1f
-    };
-    ($g:ident, m32) => {
-        dword_ptr($g.mem())
-    };
-    ($g:ident, m16) => {
-        word_ptr($g.mem())
-    };
-    ($g:ident, m8) => {
-        byte_ptr($g.mem())
-    };
-}
-
 /// The width in bits of a register or memory operand named as the tables name them (`r16`, `m8`).
 fn width_of(operand: &str) -> u32 {
     operand[1..].parse().expect("an operand named by its kind and width")
@@ -214,12 +199,13 @@ macro_rules! form_name {
 }
 
 /// A table of one-instruction forms that leave the same flags undefined: one row per form, the
-/// assembler method and its operands (and the form's name where the method's is not it).
+/// assembler method and its operands, each drawn by the `Gen` method of its name (and the form's
+/// name where the method's is not it).
 macro_rules! forms {
     ($v:ident, $undef:expr; $($op:ident($($operand:ident),*) $(as $name:literal)?),* $(,)?) => {
         $(t!($v, form_name!($op; $($operand),*; $($name)?), |a, g| {
             let _ = &g; // Forms without operands draw nothing.
-            a.$op($(operand!(g, $operand)),*)?;
+            a.$op($(g.$operand()),*)?;
             Ok($undef)
         });)*
     };
@@ -235,20 +221,20 @@ macro_rules! shift_forms {
     (@one $v:ident, $undef:expr, $op:ident, $dest:ident, imm) => {
         t!($v, concat!(stringify!($op), " ", stringify!($dest), ", imm"), |a, g| {
             let c = shift_count(g.rng);
-            a.$op(operand!(g, $dest), c)?;
+            a.$op(g.$dest(), c)?;
             Ok(($undef)(c & 31, width_of(stringify!($dest))))
         });
     };
     (@one $v:ident, $undef:expr, $op:ident, $dest:ident, cl) => {
         t!($v, concat!(stringify!($op), " ", stringify!($dest), ", cl"), |a, g| {
             let c = g.cl_count();
-            a.$op(operand!(g, $dest), cl)?;
+            a.$op(g.$dest(), cl)?;
             Ok(($undef)(c, width_of(stringify!($dest))))
         });
     };
     (@one $v:ident, $undef:expr, $op:ident, $dest:ident, 1) => {
         t!($v, concat!(stringify!($op), " ", stringify!($dest), ", 1"), |a, g| {
-            a.$op(operand!(g, $dest), 1)?;
+            a.$op(g.$dest(), 1)?;
             Ok(($undef)(1, width_of(stringify!($dest))))
         });
     };
@@ -323,7 +309,7 @@ macro_rules! conditions {
             t!($v, stringify!($j), |a, g| {
                 let mut skip = a.create_label();
                 a.$j(skip)?;
-                a.mov(g.r32(), g.imm())?;
+                a.mov(g.r32(), g.imm32())?;
                 a.set_label(&mut skip)?;
                 a.inc(g.r32())?;
                 Ok(0)
@@ -453,7 +439,7 @@ fn templates() -> Vec<Template> {
     );
     t!(v, "lea r32, [b+i*s+d]", |a, g| {
         let s = g.rng.pick(&[1u32, 2, 4, 8]);
-        let d = g.imm();
+        let d = g.imm32();
         a.lea(g.r32(), g.r32() + g.r32() * s + d)?;
         Ok(0)
     });
@@ -475,7 +461,7 @@ fn templates() -> Vec<Template> {
         Ok(0)
     });
     t!(v, "push imm; push imm8", |a, g| {
-        a.push(g.imm())?;
+        a.push(g.imm32())?;
         a.push(g.imm8())?;
         Ok(0)
     });
@@ -783,26 +769,19 @@ fn run_lifted(program_state: &rpt_ir::StateDesc, case: &Case, stack: u32) -> Res
     let outcome = interp
         .run(entry, &mut NoEnvironment)
         .map_err(|e| format!("interpreter: {e}"))?;
+    let end = CODE_ADDR + case.code.len() as u64;
     match outcome {
         Outcome::Exited {
             reason: ExitReason::DivideError,
             ..
-        } => return Ok(Result32::DivideError),
-        Outcome::Exited {
-            reason: ExitReason::Halt,
-            pc,
-        } if pc == CODE_ADDR + case.code.len() as u64 => {}
-        other => return Err(format!("unexpected outcome {other:?}")),
+        } => Ok(Result32::DivideError),
+        halted if common::halted_at(&halted, end) => {
+            let (regs, eflags) = common::registers(&interp.machine);
+            let window = read_bytes(&interp.machine, AddrSpace::RAM, base, WINDOW);
+            Ok(Result32::Done { regs, eflags, window })
+        }
+        other => Err(format!("unexpected outcome {other:?}")),
     }
-    let (out, eflags) = common::registers(&interp.machine);
-    let window = (0..WINDOW as u64)
-        .map(|i| interp.machine.memory.read_u8(AddrSpace::RAM, base + i))
-        .collect();
-    Ok(Result32::Done {
-        regs: out,
-        eflags,
-        window,
-    })
 }
 
 fn describe(case: &Case) -> String {
@@ -819,19 +798,18 @@ fn describe(case: &Case) -> String {
             Err(_) => break,
         }
     }
-    let r = &case.setup.regs;
+    let registers: Vec<String> = GPR_NAMES
+        .iter()
+        .zip(case.setup.regs)
+        .filter(|(name, _)| **name != "esp")
+        .map(|(name, value)| format!("{name}={value:08x}"))
+        .collect();
     format!(
-        "{} [{}] ({})\n  in:  eax={:08x} ecx={:08x} edx={:08x} ebx={:08x} ebp={:08x} esi={:08x} edi={:08x} eflags={:03x}",
+        "{} [{}] ({})\n  in:  {} eflags={:03x}",
         case.name,
         text.join("; "),
         hex_text(&case.code),
-        r[0],
-        r[1],
-        r[2],
-        r[3],
-        r[5],
-        r[6],
-        r[7],
+        registers.join(" "),
         case.setup.eflags
     )
 }
@@ -853,10 +831,9 @@ fn compare(case: &Case, native: &Result32, lifted: &Result32) -> Option<String> 
         ) => {
             let mask = (ARITH | DF_BIT) & !case.undefined;
             let mut diffs = Vec::new();
-            const NAMES: [&str; 8] = ["eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi"];
             for i in 0..8 {
                 if nr[i] != lr[i] {
-                    diffs.push(format!("{}: native {:08x} lifted {:08x}", NAMES[i], nr[i], lr[i]));
+                    diffs.push(format!("{}: native {:08x} lifted {:08x}", GPR_NAMES[i], nr[i], lr[i]));
                 }
             }
             if nf & mask != lf & mask {

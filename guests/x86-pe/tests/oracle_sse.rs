@@ -32,6 +32,7 @@ use rpt_guest_x86_pe::state::{MXCSR, xmm_hi, xmm_lo};
 use rpt_host_x86_64::X86_64Host;
 use rpt_ir::interp::{Interpreter, NoEnvironment, Outcome, Val};
 use rpt_ir::{AddrSpace, GuestAddr, Program};
+use rpt_testkit::interp::read_bytes;
 use rpt_testkit::{Rng, env_number, guest, run_tool};
 
 /// Cases in a default (CI) run.
@@ -221,7 +222,8 @@ const XMMS: [AsmRegisterXmm; 8] = [xmm0, xmm1, xmm2, xmm3, xmm4, xmm5, xmm6, xmm
 /// Destinations of conversions to int32: every GPR but esp (the harness's) and ebp (the window).
 const DESTS: [AsmRegister32; 6] = [eax, ecx, edx, ebx, esi, edi];
 
-/// What a template draws its operands from.
+/// What a template draws its operands from; the operands the table names (`x`, `r32`, `src32`,
+/// `m32`, `m64`, `m128`, `a128`, `imm`) are the methods of the same names.
 struct Gen<'a> {
     rng: &'a mut Rng,
 }
@@ -231,12 +233,14 @@ impl Gen<'_> {
         self.rng.pick(&XMMS)
     }
 
+    /// A destination GPR: never esp (the harness's) or ebp (the window's address).
     fn r32(&mut self) -> AsmRegister32 {
         self.rng.pick(&DESTS)
     }
 
-    /// A cmpss/cmpsd predicate (0-7: eq, lt, le, unord, neq, nlt, nle, ord).
-    fn predicate(&mut self) -> u32 {
+    /// A cmpss/cmpsd predicate, the forms' only immediate (0-7: eq, lt, le, unord, neq, nlt, nle,
+    /// ord).
+    fn imm(&mut self) -> u32 {
         self.rng.below(8) as u32
     }
 
@@ -252,10 +256,23 @@ impl Gen<'_> {
         ebp + off
     }
 
+    fn m32(&mut self) -> AsmMemoryOperand {
+        dword_ptr(self.mem(4))
+    }
+
+    fn m64(&mut self) -> AsmMemoryOperand {
+        qword_ptr(self.mem(8))
+    }
+
+    /// 16 bytes in the window, as the unaligned moves take them.
+    fn m128(&mut self) -> AsmMemoryOperand {
+        xmmword_ptr(self.mem(16))
+    }
+
     /// A 16-byte aligned memory operand (the packed forms fault on others).
-    fn mem128(&mut self) -> AsmMemoryOperand {
+    fn a128(&mut self) -> AsmMemoryOperand {
         let off = 16 * self.rng.below(WINDOW_SIZE as u64 / 16) as i32 - 128;
-        ebp + off
+        xmmword_ptr(ebp + off)
     }
 }
 
@@ -267,133 +284,97 @@ struct Form {
     build: Build,
 }
 
+/// How an operand reads in a form's name: a source GPR is an `r32` and aligned memory an `m128`.
+macro_rules! operand_name {
+    (src32) => {
+        "r32"
+    };
+    (a128) => {
+        "m128"
+    };
+    ($kind:ident) => {
+        stringify!($kind)
+    };
+}
+
+/// A form's mnemonic: the assembler method's name, or the one given where they differ.
+macro_rules! mnemonic {
+    ($method:ident) => {
+        stringify!($method)
+    };
+    ($method:ident, $mnemonic:ident) => {
+        stringify!($mnemonic)
+    };
+}
+
+/// A table of forms, one row each: the assembler method, its operands (each drawn by the `Gen`
+/// method of its name) and, where the method's name is not the mnemonic, `as` the mnemonic. A form's name is its mnemonic and operands (`movsd x,m64`).
 macro_rules! forms {
-    ($($name:literal => |$a:ident, $g:ident| $body:expr,)*) => {
-        vec![$(Form { name: $name, build: |$a, $g| $body },)*]
+    ($($method:ident($first:ident $(, $rest:ident)*) $(as $mnemonic:ident)?),* $(,)?) => {
+        vec![$(Form {
+            name: concat!(
+                mnemonic!($method $(, $mnemonic)?), " ", operand_name!($first) $(, ",", operand_name!($rest))*
+            ),
+            build: |a, g| a.$method(g.$first() $(, g.$rest())*),
+        },)*]
     };
 }
 
 /// Every lifted SSE form.
 fn forms() -> Vec<Form> {
-    forms![
-        "movss x,x" => |a, g| a.movss(g.x(), g.x()),
-        "movss x,m32" => |a, g| a.movss(g.x(), dword_ptr(g.mem(4))),
-        "movss m32,x" => |a, g| a.movss(dword_ptr(g.mem(4)), g.x()),
-        "movsd x,x" => |a, g| a.movsd_2(g.x(), g.x()),
-        "movsd x,m64" => |a, g| a.movsd_2(g.x(), qword_ptr(g.mem(8))),
-        "movsd m64,x" => |a, g| a.movsd_2(qword_ptr(g.mem(8)), g.x()),
-        "movaps x,x" => |a, g| a.movaps(g.x(), g.x()),
-        "movaps x,m128" => |a, g| a.movaps(g.x(), xmmword_ptr(g.mem128())),
-        "movaps m128,x" => |a, g| a.movaps(xmmword_ptr(g.mem128()), g.x()),
-        "movapd x,x" => |a, g| a.movapd(g.x(), g.x()),
-        "movups x,x" => |a, g| a.movups(g.x(), g.x()),
-        "movups x,m128" => |a, g| a.movups(g.x(), xmmword_ptr(g.mem(16))),
-        "movups m128,x" => |a, g| a.movups(xmmword_ptr(g.mem(16)), g.x()),
-        "movupd x,x" => |a, g| a.movupd(g.x(), g.x()),
-        "movupd x,m128" => |a, g| a.movupd(g.x(), xmmword_ptr(g.mem(16))),
-        "movdqa x,x" => |a, g| a.movdqa(g.x(), g.x()),
-        "movdqu x,m128" => |a, g| a.movdqu(g.x(), xmmword_ptr(g.mem(16))),
-        "movdqu m128,x" => |a, g| a.movdqu(xmmword_ptr(g.mem(16)), g.x()),
-        "movd x,r32" => |a, g| a.movd(g.x(), g.src32()),
-        "movd x,m32" => |a, g| a.movd(g.x(), dword_ptr(g.mem(4))),
-        "movd r32,x" => |a, g| a.movd(g.r32(), g.x()),
-        "movd m32,x" => |a, g| a.movd(dword_ptr(g.mem(4)), g.x()),
-        "movq x,x" => |a, g| a.movq(g.x(), g.x()),
-        "movq x,m64" => |a, g| a.movq(g.x(), qword_ptr(g.mem(8))),
-        "movq m64,x" => |a, g| a.movq(qword_ptr(g.mem(8)), g.x()),
-        "addss x,x" => |a, g| a.addss(g.x(), g.x()),
-        "addss x,m32" => |a, g| a.addss(g.x(), dword_ptr(g.mem(4))),
-        "addsd x,x" => |a, g| a.addsd(g.x(), g.x()),
-        "addsd x,m64" => |a, g| a.addsd(g.x(), qword_ptr(g.mem(8))),
-        "subss x,x" => |a, g| a.subss(g.x(), g.x()),
-        "subss x,m32" => |a, g| a.subss(g.x(), dword_ptr(g.mem(4))),
-        "subsd x,x" => |a, g| a.subsd(g.x(), g.x()),
-        "subsd x,m64" => |a, g| a.subsd(g.x(), qword_ptr(g.mem(8))),
-        "mulss x,x" => |a, g| a.mulss(g.x(), g.x()),
-        "mulss x,m32" => |a, g| a.mulss(g.x(), dword_ptr(g.mem(4))),
-        "mulsd x,x" => |a, g| a.mulsd(g.x(), g.x()),
-        "mulsd x,m64" => |a, g| a.mulsd(g.x(), qword_ptr(g.mem(8))),
-        "divss x,x" => |a, g| a.divss(g.x(), g.x()),
-        "divss x,m32" => |a, g| a.divss(g.x(), dword_ptr(g.mem(4))),
-        "divsd x,x" => |a, g| a.divsd(g.x(), g.x()),
-        "divsd x,m64" => |a, g| a.divsd(g.x(), qword_ptr(g.mem(8))),
-        "sqrtss x,x" => |a, g| a.sqrtss(g.x(), g.x()),
-        "sqrtss x,m32" => |a, g| a.sqrtss(g.x(), dword_ptr(g.mem(4))),
-        "sqrtsd x,x" => |a, g| a.sqrtsd(g.x(), g.x()),
-        "sqrtsd x,m64" => |a, g| a.sqrtsd(g.x(), qword_ptr(g.mem(8))),
-        "minss x,x" => |a, g| a.minss(g.x(), g.x()),
-        "minss x,m32" => |a, g| a.minss(g.x(), dword_ptr(g.mem(4))),
-        "minsd x,x" => |a, g| a.minsd(g.x(), g.x()),
-        "minsd x,m64" => |a, g| a.minsd(g.x(), qword_ptr(g.mem(8))),
-        "maxss x,x" => |a, g| a.maxss(g.x(), g.x()),
-        "maxss x,m32" => |a, g| a.maxss(g.x(), dword_ptr(g.mem(4))),
-        "maxsd x,x" => |a, g| a.maxsd(g.x(), g.x()),
-        "maxsd x,m64" => |a, g| a.maxsd(g.x(), qword_ptr(g.mem(8))),
-        "comiss x,x" => |a, g| a.comiss(g.x(), g.x()),
-        "comiss x,m32" => |a, g| a.comiss(g.x(), dword_ptr(g.mem(4))),
-        "comisd x,x" => |a, g| a.comisd(g.x(), g.x()),
-        "comisd x,m64" => |a, g| a.comisd(g.x(), qword_ptr(g.mem(8))),
-        "ucomiss x,x" => |a, g| a.ucomiss(g.x(), g.x()),
-        "ucomiss x,m32" => |a, g| a.ucomiss(g.x(), dword_ptr(g.mem(4))),
-        "ucomisd x,x" => |a, g| a.ucomisd(g.x(), g.x()),
-        "ucomisd x,m64" => |a, g| a.ucomisd(g.x(), qword_ptr(g.mem(8))),
-        "cmpss x,x,imm" => |a, g| a.cmpss(g.x(), g.x(), g.predicate()),
-        "cmpss x,m32,imm" => |a, g| a.cmpss(g.x(), dword_ptr(g.mem(4)), g.predicate()),
-        "cmpsd x,x,imm" => |a, g| a.cmpsd_3(g.x(), g.x(), g.predicate()),
-        "cmpsd x,m64,imm" => |a, g| a.cmpsd_3(g.x(), qword_ptr(g.mem(8)), g.predicate()),
-        "movmskps r32,x" => |a, g| a.movmskps(g.r32(), g.x()),
-        "movmskpd r32,x" => |a, g| a.movmskpd(g.r32(), g.x()),
-        "cvtsi2ss x,r32" => |a, g| a.cvtsi2ss(g.x(), g.src32()),
-        "cvtsi2ss x,m32" => |a, g| a.cvtsi2ss(g.x(), dword_ptr(g.mem(4))),
-        "cvtsi2sd x,r32" => |a, g| a.cvtsi2sd(g.x(), g.src32()),
-        "cvtsi2sd x,m32" => |a, g| a.cvtsi2sd(g.x(), dword_ptr(g.mem(4))),
-        "cvtss2sd x,x" => |a, g| a.cvtss2sd(g.x(), g.x()),
-        "cvtss2sd x,m32" => |a, g| a.cvtss2sd(g.x(), dword_ptr(g.mem(4))),
-        "cvtsd2ss x,x" => |a, g| a.cvtsd2ss(g.x(), g.x()),
-        "cvtsd2ss x,m64" => |a, g| a.cvtsd2ss(g.x(), qword_ptr(g.mem(8))),
-        "cvtss2si r32,x" => |a, g| a.cvtss2si(g.r32(), g.x()),
-        "cvtss2si r32,m32" => |a, g| a.cvtss2si(g.r32(), dword_ptr(g.mem(4))),
-        "cvtsd2si r32,x" => |a, g| a.cvtsd2si(g.r32(), g.x()),
-        "cvtsd2si r32,m64" => |a, g| a.cvtsd2si(g.r32(), qword_ptr(g.mem(8))),
-        "cvttss2si r32,x" => |a, g| a.cvttss2si(g.r32(), g.x()),
-        "cvttss2si r32,m32" => |a, g| a.cvttss2si(g.r32(), dword_ptr(g.mem(4))),
-        "cvttsd2si r32,x" => |a, g| a.cvttsd2si(g.r32(), g.x()),
-        "cvttsd2si r32,m64" => |a, g| a.cvttsd2si(g.r32(), qword_ptr(g.mem(8))),
-        "andps x,x" => |a, g| a.andps(g.x(), g.x()),
-        "andps x,m128" => |a, g| a.andps(g.x(), xmmword_ptr(g.mem128())),
-        "andpd x,x" => |a, g| a.andpd(g.x(), g.x()),
-        "andpd x,m128" => |a, g| a.andpd(g.x(), xmmword_ptr(g.mem128())),
-        "andnps x,x" => |a, g| a.andnps(g.x(), g.x()),
-        "andnpd x,m128" => |a, g| a.andnpd(g.x(), xmmword_ptr(g.mem128())),
-        "orps x,x" => |a, g| a.orps(g.x(), g.x()),
-        "orpd x,m128" => |a, g| a.orpd(g.x(), xmmword_ptr(g.mem128())),
-        "xorps x,x" => |a, g| a.xorps(g.x(), g.x()),
-        "xorpd x,x" => |a, g| a.xorpd(g.x(), g.x()),
-        "xorpd x,m128" => |a, g| a.xorpd(g.x(), xmmword_ptr(g.mem128())),
-        "pxor x,x" => |a, g| a.pxor(g.x(), g.x()),
-        "pand x,m128" => |a, g| a.pand(g.x(), xmmword_ptr(g.mem128())),
-        "pandn x,x" => |a, g| a.pandn(g.x(), g.x()),
-        "por x,x" => |a, g| a.por(g.x(), g.x()),
-        "unpcklps x,x" => |a, g| a.unpcklps(g.x(), g.x()),
-        "unpcklps x,m128" => |a, g| a.unpcklps(g.x(), xmmword_ptr(g.mem128())),
-        "unpcklpd x,x" => |a, g| a.unpcklpd(g.x(), g.x()),
-        "unpcklpd x,m128" => |a, g| a.unpcklpd(g.x(), xmmword_ptr(g.mem128())),
-        "cvtps2pd x,x" => |a, g| a.cvtps2pd(g.x(), g.x()),
-        "cvtps2pd x,m64" => |a, g| a.cvtps2pd(g.x(), qword_ptr(g.mem(8))),
-        "ldmxcsr m32" => |a, g| ldmxcsr(a, g, false),
-        "ldmxcsr+stmxcsr" => |a, g| ldmxcsr(a, g, true),
-    ]
+    // One line per instruction, or per family of scalar and packed twins; the order is the
+    // order in which cases start with each form.
+    let mut forms = forms! {
+        movss(x, x), movss(x, m32), movss(m32, x),
+        movsd_2(x, x) as movsd, movsd_2(x, m64) as movsd, movsd_2(m64, x) as movsd,
+        movaps(x, x), movaps(x, a128), movaps(a128, x), movapd(x, x),
+        movups(x, x), movups(x, m128), movups(m128, x), movupd(x, x), movupd(x, m128),
+        movdqa(x, x), movdqu(x, m128), movdqu(m128, x),
+        movd(x, src32), movd(x, m32), movd(r32, x), movd(m32, x),
+        movq(x, x), movq(x, m64), movq(m64, x),
+        addss(x, x), addss(x, m32), addsd(x, x), addsd(x, m64),
+        subss(x, x), subss(x, m32), subsd(x, x), subsd(x, m64),
+        mulss(x, x), mulss(x, m32), mulsd(x, x), mulsd(x, m64),
+        divss(x, x), divss(x, m32), divsd(x, x), divsd(x, m64),
+        sqrtss(x, x), sqrtss(x, m32), sqrtsd(x, x), sqrtsd(x, m64),
+        minss(x, x), minss(x, m32), minsd(x, x), minsd(x, m64),
+        maxss(x, x), maxss(x, m32), maxsd(x, x), maxsd(x, m64),
+        comiss(x, x), comiss(x, m32), comisd(x, x), comisd(x, m64),
+        ucomiss(x, x), ucomiss(x, m32), ucomisd(x, x), ucomisd(x, m64),
+        cmpss(x, x, imm), cmpss(x, m32, imm), cmpsd_3(x, x, imm) as cmpsd, cmpsd_3(x, m64, imm) as cmpsd,
+        movmskps(r32, x), movmskpd(r32, x),
+        cvtsi2ss(x, src32), cvtsi2ss(x, m32), cvtsi2sd(x, src32), cvtsi2sd(x, m32),
+        cvtss2sd(x, x), cvtss2sd(x, m32), cvtsd2ss(x, x), cvtsd2ss(x, m64),
+        cvtss2si(r32, x), cvtss2si(r32, m32), cvtsd2si(r32, x), cvtsd2si(r32, m64),
+        cvttss2si(r32, x), cvttss2si(r32, m32), cvttsd2si(r32, x), cvttsd2si(r32, m64),
+        andps(x, x), andps(x, a128), andpd(x, x), andpd(x, a128),
+        andnps(x, x), andnpd(x, a128),
+        orps(x, x), orpd(x, a128),
+        xorps(x, x), xorpd(x, x), xorpd(x, a128),
+        pxor(x, x), pand(x, a128), pandn(x, x), por(x, x),
+        unpcklps(x, x), unpcklps(x, a128), unpcklpd(x, x), unpcklpd(x, a128),
+        cvtps2pd(x, x), cvtps2pd(x, m64),
+    };
+    forms.push(Form {
+        name: "ldmxcsr m32",
+        build: |a, g| ldmxcsr(a, g, false),
+    });
+    forms.push(Form {
+        name: STORE_MXCSR,
+        build: |a, g| ldmxcsr(a, g, true),
+    });
+    forms
 }
 
 /// `ldmxcsr` of a valid value with every exception masked (written into the window first by
 /// integer code), optionally followed by `stmxcsr` into the window.
 fn ldmxcsr(a: &mut CodeAssembler, g: &mut Gen<'_>, store: bool) -> Result<(), IcedError> {
     let value = 0x1f80 | ((g.rng.below(4) as u32) << 13) | (g.rng.next() as u32 & MXCSR_FLAGS);
-    let at = g.mem(4);
-    a.mov(dword_ptr(at), value)?;
-    a.ldmxcsr(dword_ptr(at))?;
+    let at = g.m32();
+    a.mov(at, value)?;
+    a.ldmxcsr(at)?;
     if store {
-        a.stmxcsr(dword_ptr(g.mem(4)))?;
+        a.stmxcsr(g.m32())?;
     }
     Ok(())
 }
@@ -532,9 +513,7 @@ fn interpret(case: &Case, program: &Program) -> Result<State, String> {
         eflags,
         mxcsr: get(MXCSR) as u32,
         xmm: std::array::from_fn(|n| [get(xmm_lo(n as u32)), get(xmm_hi(n as u32))]),
-        window: (0..WINDOW_SIZE as u64)
-            .map(|k| m.memory.read_u8(AddrSpace::RAM, u64::from(WINDOW_BASE) + k))
-            .collect(),
+        window: read_bytes(m, AddrSpace::RAM, u64::from(WINDOW_BASE), WINDOW_SIZE),
     })
 }
 

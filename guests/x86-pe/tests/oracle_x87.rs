@@ -42,11 +42,11 @@ use rpt_guest_x86_pe::X86Pe;
 use rpt_guest_x86_pe::interp::call_helper_in;
 use rpt_guest_x86_pe::state::{FPU_CW, FPU_SW, FPU_TAGS, FPU_TOP, ST_E, ST_M};
 use rpt_guest_x86_pe::x87::{F80, Fpu, Model, sw};
-use rpt_ir::interp::{Interpreter, Outcome};
-use rpt_ir::{AddrSpace, ExitReason, GuestAddr, Program};
+use rpt_ir::interp::Interpreter;
+use rpt_ir::{AddrSpace, GuestAddr, Program};
 use rpt_testkit::Rng;
 use rpt_testkit::guest::{self, hex_text};
-use rpt_testkit::interp::HelperEnv;
+use rpt_testkit::interp::{HelperEnv, read_bytes};
 
 const CODE_ADDR: u64 = 0x1000;
 const WINDOW: usize = 128;
@@ -654,16 +654,11 @@ fn run_lifted(case: &Case, stack: u32, model: Model) -> Result<Outcome32, String
         )
         .map_err(|e| format!("interpreter: {e}"))?
     {
-        Outcome::Exited {
-            reason: ExitReason::Halt,
-            pc,
-        } if pc == CODE_ADDR + case.code.len() as u64 => {}
+        halted if common::halted_at(&halted, CODE_ADDR + case.code.len() as u64) => {}
         other => return Err(format!("unexpected outcome {other:?}")),
     }
     let (out, eflags) = common::registers(&interp.machine);
-    let window = (0..WINDOW as u64)
-        .map(|i| interp.machine.memory.read_u8(AddrSpace::RAM, base + i))
-        .collect();
+    let window = read_bytes(&interp.machine, AddrSpace::RAM, base, WINDOW);
     // The slots the model keeps, read back directly so a slot the helpers forget shows up here.
     let mut fpu = Fpu::from_machine(&desc, &interp.machine);
     fpu.cw = interp.machine.state.get(&desc, FPU_CW).int() as u16;

@@ -86,20 +86,12 @@ pub enum HarnessResult {
 pub fn run_harness(exe: &Path, cases: &[HarnessCase<'_>]) -> Vec<HarnessResult> {
     let mut input = String::new();
     for c in cases {
-        let r = &c.regs;
-        let _ = write!(
-            input,
-            "{} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x}",
-            guest::hex_text(c.code),
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            r[5],
-            r[6],
-            r[7],
-            c.eflags
-        );
+        input.push_str(&guest::hex_text(c.code));
+        // Every GPR but esp, which is the harness's.
+        for (_, value) in c.regs.iter().enumerate().filter(|(i, _)| *i != 4) {
+            let _ = write!(input, " {value:x}");
+        }
+        let _ = write!(input, " {:x}", c.eflags);
         for field in &c.fields {
             let _ = write!(input, " {}", guest::hex_text(field));
         }
@@ -130,6 +122,12 @@ pub fn run_harness(exe: &Path, cases: &[HarnessCase<'_>]) -> Vec<HarnessResult> 
             }
         })
         .collect()
+}
+
+/// Whether a lifted case's run ended in the `hlt` at `end`, just after its code: where the native
+/// run jumps to the harness's epilogue.
+pub fn halted_at(outcome: &Outcome, end: u64) -> bool {
+    matches!(outcome, Outcome::Exited { reason: ExitReason::Halt, pc } if *pc == end)
 }
 
 /// Sets the eight GPRs, the arithmetic flags and DF of an x86 machine from `regs` and `eflags`.
