@@ -18,4 +18,7 @@ pub mod guest;
 pub mod interp;
 mod oracle;
 
-pub use oracle::{INT_EDGES, Rng, ToolOutput, env_number, run_tool, run_tool_within, scratch_dir};
+pub use oracle::{
+    INT_EDGES, Rng, ToolOutput, assert_no_failures, env_number, memory_difference, run_tool, run_tool_within,
+    scratch_dir,
+};

@@ -82,6 +82,34 @@ impl Rng {
     }
 }
 
+/// Fails the test when any of `checks` checks (cases, or cases times the ways they run) failed,
+/// with how many did, `what` (`"differ from the CPU"`), and the first `shown` failure messages.
+pub fn assert_no_failures(failures: &[String], checks: usize, what: &str, shown: usize) {
+    assert!(
+        failures.is_empty(),
+        "{} of {checks} {what}; the first {}:\n\n{}",
+        failures.len(),
+        shown.min(failures.len()),
+        failures[..shown.min(failures.len())].join("\n\n")
+    );
+}
+
+/// Where two copies of a memory window at `base` first differ, as a failure message shows it: the
+/// address and up to eight bytes of each from there; `None` when they are the same.
+pub fn memory_difference(base: u64, want: &[u8], got: &[u8]) -> Option<String> {
+    let at = want.iter().zip(got).position(|(w, g)| w != g).or_else(|| {
+        // Windows of different lengths differ where the shorter one ends.
+        (want.len() != got.len()).then(|| want.len().min(got.len()))
+    })?;
+    let shown = |bytes: &[u8]| bytes[at.min(bytes.len())..(at + 8).min(bytes.len())].to_vec();
+    Some(format!(
+        "memory at {:#010x}: want {:02x?} got {:02x?}",
+        base + at as u64,
+        shown(want),
+        shown(got)
+    ))
+}
+
 /// A directory for one test binary's files under `base` (pass `env!("CARGO_TARGET_TMPDIR")`),
 /// created if needed.
 pub fn scratch_dir(base: &str, name: &str) -> PathBuf {
@@ -230,6 +258,31 @@ mod tests {
             .cloned()
             .unwrap_or_default();
         assert!(text.contains("ran longer than"), "{text}");
+    }
+
+    #[test]
+    fn a_memory_difference_names_its_address_and_bytes() {
+        assert_eq!(memory_difference(0x100, &[1, 2, 3], &[1, 2, 3]), None);
+        assert_eq!(
+            memory_difference(0x100, &[1, 2, 3], &[1, 9, 3]).as_deref(),
+            Some("memory at 0x00000101: want [02, 03] got [09, 03]")
+        );
+    }
+
+    #[test]
+    fn failures_fail_the_test_and_show_the_first_ones() {
+        assert_no_failures(&[], 10, "differ", 2);
+        let failures = ["a".to_string(), "b".to_string(), "c".to_string()];
+        let failed = std::panic::catch_unwind(|| assert_no_failures(&failures, 10, "differ", 2));
+        let text = failed
+            .expect_err("three failures fail")
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default();
+        assert!(
+            text.starts_with("3 of 10 differ; the first 2:") && text.ends_with("a\n\nb"),
+            "{text}"
+        );
     }
 
     #[test]

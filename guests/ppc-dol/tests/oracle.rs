@@ -42,7 +42,7 @@ use rpt_ir::interp::{Interpreter, Outcome, Val};
 use rpt_ir::{AddrSpace, GuestAddr, Program};
 use rpt_testkit::cbuild::CCompiler;
 use rpt_testkit::interp::read_bytes;
-use rpt_testkit::{INT_EDGES, Rng, env_number, run_tool_within, scratch_dir};
+use rpt_testkit::{INT_EDGES, Rng, assert_no_failures, env_number, run_tool_within, scratch_dir};
 
 /// Cases in a default (CI) run.
 const DEFAULT_CASES: usize = 4000;
@@ -1159,14 +1159,11 @@ fn differences(case: &Case, want: &State, got: &State) -> Vec<String> {
             ));
         }
     }
-    if let Some(k) = (0..WINDOW_SIZE).find(|&k| want.window[k] != got.window[k]) {
-        out.push(format!(
-            "memory at {:#010x}: want {:02x?} got {:02x?}",
-            WINDOW_BASE as usize + k,
-            &want.window[k..(k + 8).min(WINDOW_SIZE)],
-            &got.window[k..(k + 8).min(WINDOW_SIZE)]
-        ));
-    }
+    out.extend(rpt_testkit::memory_difference(
+        u64::from(WINDOW_BASE),
+        &want.window,
+        &got.window,
+    ));
     out
 }
 
@@ -1211,12 +1208,10 @@ fn lifted_instructions_match_qemu_750cl() {
         assert!(missing.is_empty(), "templates never generated: {missing:?}");
     }
     let _ = std::fs::remove_dir_all(scratch());
-    let total = failures.len();
-    failures.truncate(12);
-    assert!(
-        total == 0,
-        "{total} of {} checks (cases x interpreter/compiled) differ from qemu-ppc -cpu 750cl; the first:\n\n{}",
+    assert_no_failures(
+        &failures,
         2 * cases.len(),
-        failures.join("\n\n")
+        "checks (cases x interpreter/compiled) differ from qemu-ppc -cpu 750cl",
+        12,
     );
 }

@@ -33,7 +33,7 @@ use rpt_host_x86_64::X86_64Host;
 use rpt_ir::interp::{Interpreter, NoEnvironment, Outcome, Val};
 use rpt_ir::{AddrSpace, GuestAddr, Program};
 use rpt_testkit::interp::read_bytes;
-use rpt_testkit::{Rng, env_number, guest, run_tool};
+use rpt_testkit::{Rng, assert_no_failures, env_number, guest, run_tool};
 
 /// Cases in a default (CI) run.
 const DEFAULT_CASES: usize = 1600;
@@ -693,14 +693,11 @@ fn differences(want: &State, got: &State) -> Vec<String> {
             ));
         }
     }
-    if let Some(k) = (0..WINDOW_SIZE).find(|&k| want.window[k] != got.window[k]) {
-        out.push(format!(
-            "memory at {:#010x}: want {:02x?} got {:02x?}",
-            WINDOW_BASE as usize + k,
-            &want.window[k..(k + 8).min(WINDOW_SIZE)],
-            &got.window[k..(k + 8).min(WINDOW_SIZE)]
-        ));
-    }
+    out.extend(rpt_testkit::memory_difference(
+        u64::from(WINDOW_BASE),
+        &want.window,
+        &got.window,
+    ));
     out
 }
 
@@ -766,13 +763,5 @@ fn sse_forms_match_the_cpu_in_the_interpreter_and_in_compiled_c() {
         .filter(|n| !per_form.contains_key(n))
         .collect();
     assert!(missing.is_empty(), "forms never generated: {missing:?}");
-    if !failures.is_empty() {
-        let shown: Vec<&String> = failures.iter().take(20).collect();
-        panic!(
-            "{} of {} cases differ from the CPU (first 20):\n{}",
-            failures.len(),
-            cases.len(),
-            shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n\n")
-        );
-    }
+    assert_no_failures(&failures, cases.len(), "cases differ from the CPU", 20);
 }

@@ -44,9 +44,9 @@ use rpt_guest_x86_pe::state::{FPU_CW, FPU_SW, FPU_TAGS, FPU_TOP, ST_E, ST_M};
 use rpt_guest_x86_pe::x87::{F80, Fpu, Model, sw};
 use rpt_ir::interp::Interpreter;
 use rpt_ir::{AddrSpace, GuestAddr, Program};
-use rpt_testkit::Rng;
 use rpt_testkit::guest::{self, hex_text};
 use rpt_testkit::interp::{HelperEnv, read_bytes};
+use rpt_testkit::{Rng, assert_no_failures};
 
 const CODE_ADDR: u64 = 0x1000;
 const WINDOW: usize = 128;
@@ -1001,13 +1001,8 @@ fn x87_forms_agree_with_this_cpu() {
             *failing_forms.entry(t).or_default() += 1;
         }
     }
-    assert!(
-        failures.is_empty(),
-        "failing forms: {failing_forms:?}\n{} of {} cases differ from this CPU; the first ones:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.iter().take(12).cloned().collect::<Vec<_>>().join("\n")
-    );
+    let what = format!("cases differ from this CPU (failing forms: {failing_forms:?})");
+    assert_no_failures(&failures, cases.len(), &what, 12);
 }
 
 /// The forms the x87-regions pass keeps in its regions (the sequence cases draw from these), by
@@ -1113,12 +1108,11 @@ fn x87_regions_agree_with_this_cpu() {
         cases.len()
     );
     assert!(regions * 2 > cases.len(), "too few sequences became regions: {regions}");
-    assert!(
-        failures.is_empty(),
-        "{} of {} sequences differ from this CPU with x87-regions; the first ones:\n{}",
-        failures.len(),
+    assert_no_failures(
+        &failures,
         cases.len(),
-        failures.iter().take(8).cloned().collect::<Vec<_>>().join("\n")
+        "sequences differ from this CPU with x87-regions",
+        8,
     );
 }
 
@@ -1247,11 +1241,5 @@ fn f64_model_matches_the_cpu_at_53_bit_precision() {
         compared * 2 > cases.len(),
         "too few cases compared with the CPU: {compared}"
     );
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases fail; the first ones:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.iter().take(12).cloned().collect::<Vec<_>>().join("\n")
-    );
+    assert_no_failures(&failures, cases.len(), "cases fail", 12);
 }
