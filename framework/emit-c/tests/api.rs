@@ -36,22 +36,7 @@ fn emitting_twice_gives_identical_text() {
 fn building_twice_gives_identical_binaries() {
     let program = common::load_program(&common::data_dir("diff").join("calls.rir"));
     let entry = GuestAddr(0x7000);
-    let image = GuestImage {
-        segments: vec![Segment {
-            name: ".data".into(),
-            addr: GuestAddr(0x10000),
-            bytes: vec![1, 2, 3, 4],
-            mem_size: 0x1000,
-            flags: SegmentFlags {
-                read: true,
-                write: true,
-                execute: false,
-            },
-        }],
-        entry,
-        exports: BTreeMap::new(),
-        imports: Vec::new(),
-    };
+    let image = rpt_testkit::guest::data_image(".data", 0x10000, &[1, 2, 3, 4], 0x1000, entry);
     let guest = rpt_api::SourceFile {
         path: "guest/part.c".into(),
         contents: r#"#include "cpu.h"
@@ -73,7 +58,7 @@ void ext_swap(struct cpu *restrict c) { uint32_t t = c->a; c->a = c->b; c->b = t
     for _ in 0..2 {
         let dir = tempfile::tempdir().expect("temporary directory");
         let src = dir.path().join("deeper").join("src");
-        let jobs = common::write_generation(&src, &program, &image, entry, std::slice::from_ref(&guest), 2);
+        let jobs = common::write_generation(&src, &program, &image, entry, std::slice::from_ref(&guest), 2, false);
         let binary = common::build(dir.path(), &src, &jobs, &toolchain);
         binaries.push(std::fs::read(&binary).expect("read the binary"));
         let out = rpt_build::run_captured(&rpt_api::Runner::Native, &binary, &[]).expect("run");

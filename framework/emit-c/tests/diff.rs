@@ -15,150 +15,20 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use rpt_api::{GuestImage, Runner, Segment, SegmentFlags, SourceFile};
+use rpt_api::{Runner, SourceFile};
 use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcome, Val};
-use rpt_ir::{AddrSpace, ExitReason, GuestAddr, Program, SlotId, SlotLayout, Type};
+use rpt_ir::{AddrSpace, ExitReason, GuestAddr, Program, SlotId, Type};
 use rpt_testkit::Rng;
+use rpt_testkit::interp::{StateElement as Element, bits_of_val, random_bits, read_bytes, state_elements, val_of_bits};
 
 /// The RAM window test programs read and write, filled with random bytes by the image.
 const RAM_BASE: u64 = 0x10000;
 const RAM_SIZE: usize = 0x2000;
 /// Address space 1, implemented by the driver as a zeroed buffer indexed modulo its size.
 const SPACE1_SIZE: usize = 0x1000;
-
-/// One storage element of the state: a plain slot or one array element.
-struct Element {
-    slot: SlotId,
-    index: Option<u32>,
-    ty: Type,
-    /// `name` or `name[3]`: the C lvalue after `c->`, and the name in messages.
-    name: String,
-}
-
-fn elements(program: &Program) -> Vec<Element> {
-    let mut out = Vec::new();
-    for (id, slot) in program.state.iter() {
-        match slot.layout {
-            SlotLayout::Plain => out.push(Element {
-                slot: id,
-                index: None,
-                ty: slot.ty,
-                name: slot.name.clone(),
-            }),
-            SlotLayout::Array { len } => {
-                for i in 0..len {
-                    out.push(Element {
-                        slot: id,
-                        index: Some(i),
-                        ty: slot.ty,
-                        name: format!("{}[{i}]", slot.name),
-                    })
-                }
-            }
-            SlotLayout::Packed { .. } => {}
-        }
-    }
-    out
-}
-
-/// A random value of `ty` as bits, biased toward the edge cases that break code generators.
-fn random_bits(rng: &mut Rng, ty: Type) -> u64 {
-    match ty {
-        Type::I1 | Type::I8 | Type::I16 | Type::I32 | Type::I64 => {
-            let bits = ty.bits();
-            let sign = 1u64 << (bits - 1);
-            let v = match rng.below(10) {
-                0 => 0,
-                1 => 1,
-                2 => u64::MAX,
-                3 => sign,
-                4 => sign.wrapping_sub(1),
-                5 => rng.below(16),
-                6 => u64::MAX - rng.below(16),
-                _ => rng.next(),
-            };
-            v & ty.mask()
-        }
-        Type::F32 => {
-            const SPECIAL: &[u32] = &[
-                0x0000_0000,
-                0x8000_0000,
-                0x3f80_0000,
-                0xbfc0_0000,
-                0x3dcc_cccd,
-                0x7149_f2ca,
-                0x8ca2_1c2d,
-                0x7f80_0000,
-                0xff80_0000,
-                0x7fc0_0000,
-                0x0000_0001,
-                0x7f7f_ffff,
-                0x4b00_0001,
-                0xcf00_0000,
-                0x4f80_0000,
-                0x3f00_0000,
-                0x3fc0_0000,
-                0x4020_0000,
-                0xc020_0000,
-            ];
-            match rng.below(3) {
-                0 => u64::from(SPECIAL[rng.below(SPECIAL.len() as u64) as usize]),
-                // An integer or half-integer of moderate size: exercises conversions and rounding.
-                1 => u64::from(((rng.below(1 << 20) as f32 - (1 << 19) as f32) / 2.0).to_bits()),
-                _ => rng.next() & 0xffff_ffff,
-            }
-        }
-        Type::F64 | Type::V2F32 => {
-            const SPECIAL: &[u64] = &[
-                0x0000_0000_0000_0000,
-                0x8000_0000_0000_0000,
-                0x3ff0_0000_0000_0000,
-                0xbff8_0000_0000_0000,
-                0x3fb9_9999_9999_999a,
-                0x7ff0_0000_0000_0000,
-                0xfff0_0000_0000_0000,
-                0x7ff8_0000_0000_0000,
-                0x0000_0000_0000_0001,
-                0x7fef_ffff_ffff_ffff,
-                0x41e0_0000_0000_0000,
-                0xc1e0_0000_0000_0000,
-                0x43e0_0000_0000_0000,
-                0x3fe0_0000_0000_0000,
-                0x4004_0000_0000_0000,
-                0xc004_0000_0000_0000,
-                0x4330_0000_0000_0001,
-            ];
-            match rng.below(3) {
-                0 => SPECIAL[rng.below(SPECIAL.len() as u64) as usize],
-                1 => ((rng.below(1 << 40) as f64 - (1u64 << 39) as f64) / 2.0).to_bits(),
-                _ => rng.next(),
-            }
-        }
-        Type::F80 => panic!("f80 state is not supported by the differential test"),
-    }
-}
-
-fn val_of(ty: Type, bits: u64) -> Val {
-    match ty {
-        Type::F32 => Val::F32(bits as u32),
-        Type::F64 => Val::F64(bits),
-        Type::V2F32 => Val::V2F32(bits),
-        Type::F80 => Val::F80(u128::from(bits)),
-        Type::I1 | Type::I8 | Type::I16 | Type::I32 | Type::I64 => Val::Int(bits),
-    }
-}
-
-fn bits_of(v: Val) -> u64 {
-    match v {
-        Val::Int(i) | Val::F64(i) | Val::V2F32(i) => i,
-        Val::F32(f) => u64::from(f),
-        Val::F80(f) => f as u64,
-    }
-}
 
 /// Whether two results of type `ty` agree. Floats agree when both are NaN: which NaN
 /// payload survives an operation on two NaNs depends on operand order, which the IR
@@ -428,11 +298,7 @@ fn interpret(
 ) -> Result<Final, String> {
     let mut interp = Interpreter::new(program);
     for (e, bits) in elems.iter().zip(init) {
-        let v = val_of(e.ty, *bits);
-        match e.index {
-            None => interp.machine.state.set(&program.state, e.slot, v),
-            Some(i) => interp.machine.state.set_indexed(e.slot, u64::from(i), v),
-        }
+        e.set(&program.state, &mut interp.machine.state, val_of_bits(e.ty, *bits));
     }
     interp.machine.memory.write_bytes(AddrSpace::RAM, RAM_BASE, image);
     interp.steps_left = 1_000_000;
@@ -441,23 +307,13 @@ fn interpret(
         .map_err(|e| format!("the interpreter failed: {e}"))?;
     let values = elems
         .iter()
-        .map(|e| {
-            bits_of(match e.index {
-                None => interp.machine.state.get(&program.state, e.slot),
-                Some(i) => interp.machine.state.get_indexed(e.slot, u64::from(i)),
-            })
-        })
+        .map(|e| bits_of_val(e.get(&program.state, &interp.machine.state)))
         .collect();
-    let read = |space, base: u64, len: usize| -> Vec<u8> {
-        (0..len as u64)
-            .map(|i| interp.machine.memory.read_u8(space, base + i))
-            .collect()
-    };
     Ok(Final {
         outcome,
         values,
-        ram: read(AddrSpace::RAM, RAM_BASE, RAM_SIZE),
-        space1: read(AddrSpace(1), 0, SPACE1_SIZE),
+        ram: read_bytes(&interp.machine, AddrSpace::RAM, RAM_BASE, RAM_SIZE),
+        space1: read_bytes(&interp.machine, AddrSpace(1), 0, SPACE1_SIZE),
     })
 }
 
@@ -552,7 +408,7 @@ fn check_program(path: &Path, toolchain: &rpt_build::Toolchain, memarg: bool) ->
         .entry
         .or_else(|| program.functions.keys().next().copied())
         .expect("a program with a function");
-    let elems = elements(&program);
+    let elems = state_elements(&program.state);
 
     let mut rng = Rng::for_case(&name, 0);
     let image_bytes: Vec<u8> = (0..RAM_SIZE).map(|_| rng.next() as u8).collect();
@@ -562,22 +418,7 @@ fn check_program(path: &Path, toolchain: &rpt_build::Toolchain, memarg: bool) ->
             elems.iter().map(|e| random_bits(&mut rng, e.ty)).collect()
         })
         .collect();
-    let image = GuestImage {
-        segments: vec![Segment {
-            name: ".data".into(),
-            addr: GuestAddr(RAM_BASE),
-            bytes: image_bytes.clone(),
-            mem_size: RAM_SIZE as u64,
-            flags: SegmentFlags {
-                read: true,
-                write: true,
-                execute: false,
-            },
-        }],
-        entry,
-        exports: BTreeMap::new(),
-        imports: Vec::new(),
-    };
+    let image = rpt_testkit::guest::data_image(".data", RAM_BASE, &image_bytes, RAM_SIZE as u64, entry);
 
     let dir = tempfile::tempdir().expect("temporary directory");
     let src = dir.path().join("src");
@@ -585,7 +426,7 @@ fn check_program(path: &Path, toolchain: &rpt_build::Toolchain, memarg: bool) ->
         path: "guest/driver.c".into(),
         contents: driver_source(&program, &elems, &runs),
     };
-    let jobs = common::write_generation_with(&src, &program, &image, entry, &[driver], 3, memarg);
+    let jobs = common::write_generation(&src, &program, &image, entry, &[driver], 3, memarg);
     let binary = common::build(dir.path(), &src, &jobs, toolchain);
 
     let mut problems = Vec::new();

@@ -4,12 +4,15 @@
 //! rounding (fused multiply-adds included), output and input, the sandbox's files, the environment,
 //! clocks and resume points.
 
+mod common;
+
 use std::fs;
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use rpt_api::{CEnvironment, HostPlugin, Runner};
+use common::{command_on, hosts, runtime_for};
+use rpt_api::HostPlugin;
 
 const CPU_H: &str = r#"#ifndef RPT_CPU_H
 #define RPT_CPU_H
@@ -285,24 +288,9 @@ int rpt_guest_on_exit(struct cpu *c, uint64_t pc, int reason)
 }
 "#;
 
-fn hosts() -> Vec<Box<dyn HostPlugin>> {
-    vec![
-        Box::new(rpt_host_x86_64::X86_64Host),
-        Box::new(rpt_host_aarch64::Aarch64Host),
-        Box::new(rpt_host_loongarch64::Loongarch64Host),
-    ]
-}
-
 /// Writes the tree, compiles every C file with the host's flags (a warning fails the test) and links.
 fn build(host: &dyn HostPlugin, dir: &Path) -> std::path::PathBuf {
-    let mut files = match host.environment() {
-        CEnvironment::Libc => rpt_runtime::sources(),
-        CEnvironment::Freestanding { shim } => {
-            let mut files = rpt_runtime::freestanding_sources();
-            files.extend(shim);
-            files
-        }
-    };
+    let mut files = runtime_for(host);
     files.push(rpt_api::SourceFile {
         path: "cpu.h".into(),
         contents: CPU_H.into(),
@@ -361,14 +349,7 @@ fn run(
     env: &[(&str, &Path)],
     cwd: &Path,
 ) -> (Option<i32>, String, String) {
-    let mut cmd = match host.runner() {
-        Runner::Native => Command::new(prog),
-        Runner::Emulator { program, args } => {
-            let mut cmd = Command::new(program);
-            cmd.args(args).arg(prog);
-            cmd
-        }
-    };
+    let mut cmd = command_on(host, prog);
     for (name, value) in env {
         cmd.env(name, value);
     }

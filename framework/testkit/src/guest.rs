@@ -25,23 +25,60 @@ pub fn hex_bytes(text: &str) -> Result<Vec<u8>, String> {
         .collect()
 }
 
+/// Bytes as hexadecimal digits without spaces (`dd442404c3`), as [`hex_bytes`] reads them back.
+pub fn hex_text(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// An image of one executable segment, `code` at `addr`, entered at its start.
 pub fn code_image(segment: &str, addr: u64, code: &[u8]) -> GuestImage {
+    let flags = SegmentFlags {
+        read: true,
+        write: false,
+        execute: true,
+    };
+    one_segment_image(segment, addr, code, code.len() as u64, flags, GuestAddr(addr))
+}
+
+/// An image of one writable data segment of `mem_size` bytes at `addr` that starts with `bytes`,
+/// for code elsewhere entered at `entry`.
+pub fn data_image(segment: &str, addr: u64, bytes: &[u8], mem_size: u64, entry: GuestAddr) -> GuestImage {
+    let flags = SegmentFlags {
+        read: true,
+        write: true,
+        execute: false,
+    };
+    one_segment_image(segment, addr, bytes, mem_size, flags, entry)
+}
+
+/// An image with no segments, entered at `entry`: what a test driver that loads its own memory
+/// links in place of a guest's data.
+pub fn image_without_segments(entry: GuestAddr) -> GuestImage {
+    GuestImage {
+        segments: Vec::new(),
+        entry,
+        exports: BTreeMap::new(),
+        imports: Vec::new(),
+    }
+}
+
+fn one_segment_image(
+    segment: &str,
+    addr: u64,
+    bytes: &[u8],
+    mem_size: u64,
+    flags: SegmentFlags,
+    entry: GuestAddr,
+) -> GuestImage {
     GuestImage {
         segments: vec![Segment {
             name: segment.to_string(),
             addr: GuestAddr(addr),
-            bytes: code.to_vec(),
-            mem_size: code.len() as u64,
-            flags: SegmentFlags {
-                read: true,
-                write: false,
-                execute: true,
-            },
+            bytes: bytes.to_vec(),
+            mem_size,
+            flags,
         }],
-        entry: GuestAddr(addr),
-        exports: BTreeMap::new(),
-        imports: Vec::new(),
+        ..image_without_segments(entry)
     }
 }
 

@@ -1,8 +1,29 @@
 //! The oracle kit: what differential tests need around the oracle itself.
 
-use std::io::Write as _;
+use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// 32-bit values where the carries, overflows, signs and zero results of 8-, 16- and 32-bit
+/// arithmetic change: the usual edges for [`Rng::edgy_u32`].
+pub const INT_EDGES: [u32; 15] = [
+    0,
+    1,
+    2,
+    3,
+    0x7f,
+    0x80,
+    0xff,
+    0x100,
+    0x7fff,
+    0x8000,
+    0xffff,
+    0x7fff_ffff,
+    0x8000_0000,
+    0xffff_fffe,
+    0xffff_ffff,
+];
 
 /// xorshift64*: a fixed-seed generator, so every run tests the same cases.
 #[derive(Clone, Debug)]
@@ -61,6 +82,34 @@ impl Rng {
     }
 }
 
+/// Fails the test when any of `checks` checks (cases, or cases times the ways they run) failed,
+/// with how many did, `what` (`"differ from the CPU"`), and the first `shown` failure messages.
+pub fn assert_no_failures(failures: &[String], checks: usize, what: &str, shown: usize) {
+    assert!(
+        failures.is_empty(),
+        "{} of {checks} {what}; the first {}:\n\n{}",
+        failures.len(),
+        shown.min(failures.len()),
+        failures[..shown.min(failures.len())].join("\n\n")
+    );
+}
+
+/// Where two copies of a memory window at `base` first differ, as a failure message shows it: the
+/// address and up to eight bytes of each from there; `None` when they are the same.
+pub fn memory_difference(base: u64, want: &[u8], got: &[u8]) -> Option<String> {
+    let at = want.iter().zip(got).position(|(w, g)| w != g).or_else(|| {
+        // Windows of different lengths differ where the shorter one ends.
+        (want.len() != got.len()).then(|| want.len().min(got.len()))
+    })?;
+    let shown = |bytes: &[u8]| bytes[at.min(bytes.len())..(at + 8).min(bytes.len())].to_vec();
+    Some(format!(
+        "memory at {:#010x}: want {:02x?} got {:02x?}",
+        base + at as u64,
+        shown(want),
+        shown(got)
+    ))
+}
+
 /// A directory for one test binary's files under `base` (pass `env!("CARGO_TARGET_TMPDIR")`),
 /// created if needed.
 pub fn scratch_dir(base: &str, name: &str) -> PathBuf {
@@ -81,6 +130,12 @@ pub struct ToolOutput {
 /// Runs a tool with `input` on its standard input; panics with its output and `hint` (which
 /// names what to install, say) when it cannot start or fails.
 pub fn run_tool(cmd: &mut Command, input: &[u8], hint: &str) -> ToolOutput {
+    run_tool_within(cmd, input, hint, None)
+}
+
+/// [`run_tool`] for a tool that may never finish (an emulator running a case that loops, say):
+/// past `limit`, the tool is killed and the test fails saying so.
+pub fn run_tool_within(cmd: &mut Command, input: &[u8], hint: &str, limit: Option<Duration>) -> ToolOutput {
     let shown = format!("{cmd:?}");
     let mut child = cmd
         .stdin(Stdio::piped())
@@ -88,19 +143,26 @@ pub fn run_tool(cmd: &mut Command, input: &[u8], hint: &str) -> ToolOutput {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run {shown}: {e}\n{hint}"));
-    // A writer thread: a tool that fills its output pipe before reading all its input would
-    // otherwise wait for us while we wait for it.
+    // A writer thread and reader threads: a tool that fills one pipe before reading all its
+    // input would otherwise wait for us while we wait for it.
     let mut stdin = child.stdin.take().expect("stdin is piped");
     let input = input.to_vec();
     let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child
-        .wait_with_output()
-        .unwrap_or_else(|e| panic!("waiting for {shown}: {e}\n{hint}"));
+    let stdout = read_to_end_in_thread(child.stdout.take().expect("stdout is piped"));
+    let stderr = read_to_end_in_thread(child.stderr.take().expect("stderr is piped"));
+    let status = match limit {
+        None => child.wait(),
+        Some(limit) => wait_at_most(&mut child, limit, &shown, hint),
+    }
+    .unwrap_or_else(|e| panic!("waiting for {shown}: {e}\n{hint}"));
     let written = writer.join().expect("the input writer does not panic");
-    if !out.status.success() {
+    let out = ToolOutput {
+        stdout: stdout.join().expect("the output reader does not panic"),
+        stderr: stderr.join().expect("the output reader does not panic"),
+    };
+    if !status.success() {
         panic!(
-            "{shown} failed ({}):\n{}{}\n{hint}",
-            out.status,
+            "{shown} failed ({status}):\n{}{}\n{hint}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
@@ -111,10 +173,49 @@ pub fn run_tool(cmd: &mut Command, input: &[u8], hint: &str) -> ToolOutput {
     {
         panic!("writing the input of {shown}: {e}");
     }
-    ToolOutput {
-        stdout: out.stdout,
-        stderr: out.stderr,
+    out
+}
+
+/// Waits for `child` to exit; kills it and panics once `limit` has passed.
+fn wait_at_most(child: &mut Child, limit: Duration, shown: &str, hint: &str) -> std::io::Result<ExitStatus> {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status);
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{shown} ran longer than {limit:?} and was stopped\n{hint}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+fn read_to_end_in_thread(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        // A read error ends the output early; the tool's exit status tells what went wrong.
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
+/// The number in the environment variable `name` (decimal, or hexadecimal after `0x`), or
+/// `default` when it is not set: the knobs of longer oracle runs (`RPT_..._CASES`, `..._SEED`).
+///
+/// # Panics
+/// When the variable is set to something else, so a mistyped knob is not silently ignored.
+pub fn env_number(name: &str, default: u64) -> u64 {
+    let Ok(text) = std::env::var(name) else {
+        return default;
+    };
+    let text = text.trim();
+    let parsed = match text.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => text.parse(),
+    };
+    parsed.unwrap_or_else(|_| panic!("{name}={text} is not a number"))
 }
 
 #[cfg(test)]
@@ -139,5 +240,53 @@ mod tests {
         let message = failed.expect_err("false fails");
         let text = message.downcast_ref::<String>().cloned().unwrap_or_default();
         assert!(text.contains("install false"), "{text}");
+    }
+
+    #[test]
+    fn a_tool_past_its_limit_is_stopped() {
+        let stopped = std::panic::catch_unwind(|| {
+            run_tool_within(
+                Command::new("sleep").arg("10"),
+                b"",
+                "coreutils",
+                Some(Duration::from_millis(100)),
+            )
+        });
+        let text = stopped
+            .expect_err("sleep is stopped")
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default();
+        assert!(text.contains("ran longer than"), "{text}");
+    }
+
+    #[test]
+    fn a_memory_difference_names_its_address_and_bytes() {
+        assert_eq!(memory_difference(0x100, &[1, 2, 3], &[1, 2, 3]), None);
+        assert_eq!(
+            memory_difference(0x100, &[1, 2, 3], &[1, 9, 3]).as_deref(),
+            Some("memory at 0x00000101: want [02, 03] got [09, 03]")
+        );
+    }
+
+    #[test]
+    fn failures_fail_the_test_and_show_the_first_ones() {
+        assert_no_failures(&[], 10, "differ", 2);
+        let failures = ["a".to_string(), "b".to_string(), "c".to_string()];
+        let failed = std::panic::catch_unwind(|| assert_no_failures(&failures, 10, "differ", 2));
+        let text = failed
+            .expect_err("three failures fail")
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default();
+        assert!(
+            text.starts_with("3 of 10 differ; the first 2:") && text.ends_with("a\n\nb"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn numbers_come_from_the_environment_or_the_default() {
+        assert_eq!(env_number("RPT_TESTKIT_NO_SUCH_KNOB", 12), 12);
     }
 }

@@ -13,8 +13,8 @@
 
 use std::cell::Cell;
 
-use rpt_ir::AddrSpace;
 use rpt_ir::interp::{InterpError, MachineState, Memory, Val};
+use rpt_ir::{AddrSpace, Rounding};
 
 use crate::estimate::{FRES_HELPER, FRSQRTE_HELPER};
 use crate::quantize::{LOAD_HELPER, STORE_HELPER};
@@ -90,6 +90,22 @@ extern "C" fn rpt_ppc_interpreter_write(addr: u64, from: *const u8, size: usize)
     let memory = unsafe { &mut *memory };
     for (i, byte) in bytes.iter().enumerate() {
         memory.write_u8(AddrSpace::RAM, addr.wrapping_add(i as u64) & ADDRESS_MASK, *byte);
+    }
+}
+
+/// The rounding mode the FPSCR's RN field (its low two bits) selects, for an interpreter
+/// environment's `dynamic_rounding`: what `.rdyn` float operations round with.
+pub fn fpscr_rounding(machine: &MachineState) -> Rounding {
+    match machine
+        .state
+        .get(&crate::state::state_desc(), crate::state::FPSCR)
+        .int()
+        & 3
+    {
+        0 => Rounding::Nearest,
+        1 => Rounding::Zero,
+        2 => Rounding::Up,
+        _ => Rounding::Down,
     }
 }
 

@@ -67,74 +67,70 @@ fn bss_around_an_overlapping_data_section_is_split() {
     assert_eq!(bss, [(0x8000_3f00, 0x100), (0x8000_4010, 0xf0)]);
 }
 
+/// Where the header holds what the malformed DOLs change: the first text section's file offset,
+/// address and size, the first data section's address, the bss address and the entry point.
+const TEXT0_OFFSET: usize = 0x00;
+const TEXT0_ADDR: usize = 0x48;
+const DATA0_ADDR: usize = 0x64;
+const TEXT0_SIZE: usize = 0x90;
+const BSS_ADDR: usize = 0xd8;
+const ENTRY: usize = 0xe0;
+
+/// The loader's error for the small DOL with the words of `patches` written into its header.
+fn error_with(patches: &[(usize, u32)]) -> String {
+    let mut dol = small_dol();
+    for &(at, v) in patches {
+        put(&mut dol, at, v);
+    }
+    error_of(&dol)
+}
+
+/// Asserts that `error` mentions each of `words`.
+fn assert_mentions(error: &str, words: &[&str]) {
+    let missing: Vec<&&str> = words.iter().filter(|w| !error.contains(**w)).collect();
+    assert!(missing.is_empty(), "`{error}` does not mention {missing:?}");
+}
+
 #[test]
 fn truncated_files_are_refused() {
-    let e = error_of(&[0; 0x40]);
-    assert!(e.contains("truncated") && e.contains("64 bytes"), "{e}");
+    assert_mentions(&error_of(&[0; 0x40]), &["truncated", "64 bytes"]);
     let dol = small_dol();
-    let e = error_of(&dol[..dol.len() - 40]);
-    assert!(e.contains("truncated") && e.contains("data0"), "{e}");
+    assert_mentions(&error_of(&dol[..dol.len() - 40]), &["truncated", "data0"]);
 }
 
 #[test]
 fn overlapping_sections_are_refused() {
-    let mut dol = small_dol();
     // data0 moved onto text0.
-    put(&mut dol, 0x48 + 4 * 7, 0x8000_3100);
-    let e = error_of(&dol);
-    assert!(
-        e.contains("text0") && e.contains("data0") && e.contains("overlap"),
-        "{e}"
+    assert_mentions(
+        &error_with(&[(DATA0_ADDR, 0x8000_3100)]),
+        &["text0", "data0", "overlap"],
     );
     // data0 moved onto text0's uncached mirror: the same memory.
-    let mut dol = small_dol();
-    put(&mut dol, 0x48 + 4 * 7, 0xc000_3100);
-    let e = error_of(&dol);
-    assert!(
-        e.contains("text0") && e.contains("data0") && e.contains("0xc0003100") && e.contains("overlap"),
-        "{e}"
+    assert_mentions(
+        &error_with(&[(DATA0_ADDR, 0xc000_3100)]),
+        &["text0", "data0", "0xc0003100", "overlap"],
     );
 }
 
 #[test]
 fn sections_outside_the_address_map_are_refused() {
-    let mut dol = small_dol();
-    put(&mut dol, 0x48, 0x0040_0000);
-    put(&mut dol, 0xe0, 0x0040_0000);
-    let e = error_of(&dol);
-    assert!(
-        e.contains("text0") && e.contains("0x00400000") && e.contains("address map"),
-        "{e}"
+    assert_mentions(
+        &error_with(&[(TEXT0_ADDR, 0x0040_0000), (ENTRY, 0x0040_0000)]),
+        &["text0", "0x00400000", "address map"],
     );
-    let mut dol = small_dol();
     // Runs past the end of MEM1.
-    put(&mut dol, 0x48 + 4 * 7, 0x817f_fffc);
-    let e = error_of(&dol);
-    assert!(e.contains("data0") && e.contains("address map"), "{e}");
-    let mut dol = small_dol();
-    put(&mut dol, 0xd8, 0x7fff_ff00);
-    let e = error_of(&dol);
-    assert!(e.contains("bss") && e.contains("address map"), "{e}");
+    assert_mentions(&error_with(&[(DATA0_ADDR, 0x817f_fffc)]), &["data0", "address map"]);
+    assert_mentions(&error_with(&[(BSS_ADDR, 0x7fff_ff00)]), &["bss", "address map"]);
 }
 
 #[test]
 fn other_malformations_are_refused() {
-    let mut dol = small_dol();
-    put(&mut dol, 0xe0, 0x8000_3200);
-    let e = error_of(&dol);
-    assert!(e.contains("entry point 0x80003200"), "{e}");
-    let mut dol = small_dol();
-    put(&mut dol, 0, 0x20);
-    let e = error_of(&dol);
-    assert!(e.contains("text0") && e.contains("inside the"), "{e}");
-    let mut dol = vec![0u8; HEADER_SIZE];
-    put(&mut dol, 0xe0, 0x8000_3100);
-    let e = error_of(&dol);
-    assert!(e.contains("no text section"), "{e}");
-    let mut dol = small_dol();
-    put(&mut dol, 0x90, 6);
-    let e = error_of(&dol);
-    assert!(e.contains("word-aligned"), "{e}");
+    assert_mentions(&error_with(&[(ENTRY, 0x8000_3200)]), &["entry point 0x80003200"]);
+    assert_mentions(&error_with(&[(TEXT0_OFFSET, 0x20)]), &["text0", "inside the"]);
+    let mut no_text = vec![0u8; HEADER_SIZE];
+    put(&mut no_text, ENTRY, 0x8000_3100);
+    assert_mentions(&error_of(&no_text), &["no text section"]);
+    assert_mentions(&error_with(&[(TEXT0_SIZE, 6)]), &["word-aligned"]);
 }
 
 #[test]

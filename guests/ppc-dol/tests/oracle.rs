@@ -28,19 +28,21 @@
 //! - `mtfsb1 29` (NI): qemu ignores it; it is not generated (`mtfsf`/`mtfsfi` set NI in both).
 //! - r1 is never used by cases: it points at the harness's state block while a case runs.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+mod common;
 
-use rpt_api::{GuestImage, GuestPlugin, MemoryModel, Seeds, Segment, SegmentFlags, Severity};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
 use rpt_guest_ppc_dol::decode;
 use rpt_guest_ppc_dol::state::{CR, CTR, FPSCR, LR, XER, fpr, gpr};
-use rpt_guest_ppc_dol::{PpcDol, interp};
-use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcome, Val};
-use rpt_ir::verify::{VerifyContext, verify_function};
-use rpt_ir::{AddrSpace, GuestAddr, Program, Rounding};
+use rpt_ir::interp::{Interpreter, Outcome, Val};
+use rpt_ir::{AddrSpace, GuestAddr, Program};
+use rpt_testkit::cbuild::CCompiler;
+use rpt_testkit::interp::read_bytes;
+use rpt_testkit::{INT_EDGES, Rng, assert_no_failures, env_number, run_tool_within, scratch_dir};
 
 /// Cases in a default (CI) run.
 const DEFAULT_CASES: usize = 4000;
@@ -65,28 +67,16 @@ const STATE_SIZE: usize = OFF_WINDOW + WINDOW_SIZE;
 
 /// The FPSCR's control bits: RN, NI and the five enables.
 const FPSCR_CONTROL: u32 = 0xff;
-/// `blr`, the end of every case in rpt's copy.
-const BLR: u32 = 0x4e80_0020;
+/// How long the harness under qemu and the compiled driver may run: a case that loops would
+/// otherwise hang the test.
+const RUN_LIMIT: Duration = Duration::from_secs(300);
 
+/// This process's scratch directory: a debug and a release run may go on at the same time.
 fn scratch() -> PathBuf {
-    // One directory per process: a debug and a release run may go on at the same time.
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("rpt-guest-ppc-dol-oracle-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir
-}
-
-fn run_tool(cmd: &mut Command, hint: &str) {
-    let shown = format!("{cmd:?}");
-    match cmd.output() {
-        Ok(out) if out.status.success() => {}
-        Ok(out) => panic!(
-            "{shown} failed ({}):\n{}{}\n{hint}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Err(e) => panic!("cannot run {shown}: {e}\n{hint}"),
-    }
+    scratch_dir(
+        env!("CARGO_TARGET_TMPDIR"),
+        &format!("rpt-guest-ppc-dol-oracle-{}", std::process::id()),
+    )
 }
 
 // ---------------------------------------------------------------- state
@@ -167,84 +157,42 @@ struct Case {
 
 // ---------------------------------------------------------------- random
 
-/// xorshift64*: a fixed-seed generator, so every run tests the same cases.
-struct Rng(u64);
+/// A 32-bit value biased towards the edges where carries and overflows change.
+fn value(rng: &mut Rng) -> u32 {
+    rng.edgy_u32(&INT_EDGES)
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn u32(&mut self) -> u32 {
-        self.next() as u32
-    }
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len() as u64) as usize]
-    }
-    fn chance(&mut self, one_in: u64) -> bool {
-        self.below(one_in) == 0
-    }
-    /// A 32-bit value biased towards the edges where carries and overflows change.
-    fn value(&mut self) -> u32 {
-        const EDGES: [u32; 14] = [
-            0,
-            1,
-            2,
-            3,
-            0x7f,
-            0x80,
-            0xff,
-            0x7fff,
-            0x8000,
-            0xffff,
-            0x7fff_ffff,
-            0x8000_0000,
-            0xffff_fffe,
-            0xffff_ffff,
-        ];
-        match self.below(4) {
-            0 => self.pick(&EDGES),
-            1 => self.u32() & 0xff,
-            _ => self.u32(),
+/// A double's bit pattern: specials, singles, small integers, or anything.
+fn double(rng: &mut Rng) -> u64 {
+    const SPECIAL: [u64; 16] = [
+        0,
+        0x8000_0000_0000_0000,
+        0x3ff0_0000_0000_0000,
+        0xbff0_0000_0000_0000,
+        0x7ff0_0000_0000_0000,
+        0xfff0_0000_0000_0000,
+        0x7ff8_0000_0000_0000,
+        0x7ff4_0000_0000_0001,
+        0xfff8_0000_dead_beef,
+        0x0000_0000_0000_0001,
+        0x8008_0000_0000_0000,
+        0x7fef_ffff_ffff_ffff,
+        0x41e0_0000_0000_0000,
+        0xc1e0_0000_0020_0000,
+        0x3810_0000_0000_0000,
+        0x47ef_ffff_e000_0000,
+    ];
+    match rng.below(6) {
+        0 => rng.pick(&SPECIAL),
+        1 => f64::from(f32::from_bits(rng.u32())).to_bits(),
+        2 => f64::from(rng.u32() as i32 % 1000).to_bits(),
+        3 => {
+            let mantissa = rng.next() & ((1 << 52) - 1);
+            let exp = 1023 - 8 + rng.below(16);
+            ((rng.next() & 1) << 63) | (exp << 52) | mantissa
         }
-    }
-    /// A double's bit pattern: specials, singles, small integers, or anything.
-    fn double(&mut self) -> u64 {
-        const SPECIAL: [u64; 16] = [
-            0,
-            0x8000_0000_0000_0000,
-            0x3ff0_0000_0000_0000,
-            0xbff0_0000_0000_0000,
-            0x7ff0_0000_0000_0000,
-            0xfff0_0000_0000_0000,
-            0x7ff8_0000_0000_0000,
-            0x7ff4_0000_0000_0001,
-            0xfff8_0000_dead_beef,
-            0x0000_0000_0000_0001,
-            0x8008_0000_0000_0000,
-            0x7fef_ffff_ffff_ffff,
-            0x41e0_0000_0000_0000,
-            0xc1e0_0000_0020_0000,
-            0x3810_0000_0000_0000,
-            0x47ef_ffff_e000_0000,
-        ];
-        match self.below(6) {
-            0 => self.pick(&SPECIAL),
-            1 => f64::from(f32::from_bits(self.u32())).to_bits(),
-            2 => f64::from(self.u32() as i32 % 1000).to_bits(),
-            3 => {
-                let mantissa = self.next() & ((1 << 52) - 1);
-                let exp = 1023 - 8 + self.below(16);
-                ((self.next() & 1) << 63) | (exp << 52) | mantissa
-            }
-            4 => f64::from(f32::from_bits(self.u32() & 0xbfff_ffff | 0x3000_0000)).to_bits(),
-            _ => self.next(),
-        }
+        4 => f64::from(f32::from_bits(rng.u32() & 0xbfff_ffff | 0x3000_0000)).to_bits(),
+        _ => rng.next(),
     }
 }
 
@@ -298,6 +246,10 @@ impl Gen<'_> {
     fn src(&mut self) -> u32 {
         self.rng.pick(&SRC)
     }
+    /// The GPR a load writes (a destination) or a store reads (a source).
+    fn data(&mut self, load: bool) -> u32 {
+        if load { self.dst() } else { self.src() }
+    }
     fn base(&mut self) -> u32 {
         self.rng.pick(&BASES)
     }
@@ -315,7 +267,7 @@ impl Gen<'_> {
         self.rng.below(2) as u32
     }
     fn imm(&mut self) -> u32 {
-        self.rng.value() & 0xffff
+        value(self.rng) & 0xffff
     }
     /// A displacement in [-48, 48]; a multiple of `align`.
     fn disp(&mut self, align: u32) -> u32 {
@@ -324,7 +276,12 @@ impl Gen<'_> {
     }
 }
 
-type Build = fn(&mut Gen<'_>) -> Vec<u32>;
+type Build = Box<dyn Fn(&mut Gen<'_>) -> Vec<u32>>;
+
+/// A template's generator: the instruction words of one random instance.
+fn build(words: impl Fn(&mut Gen<'_>) -> Vec<u32> + 'static) -> Build {
+    Box::new(words)
+}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Family {
@@ -353,12 +310,26 @@ macro_rules! t {
         $list.push(Template {
             name: $name,
             families: $fam,
-            build: |$g| $body,
+            build: build(|$g| $body),
         });
     };
 }
 
 const ALU: &[Family] = &[I, M, B, F];
+
+/// Adds a row of a template table: one mnemonic of a family of encodings that differ in a field.
+fn table_row(
+    templates: &mut Vec<Template>,
+    name: &'static str,
+    families: &'static [Family],
+    words: impl Fn(&mut Gen<'_>) -> Vec<u32> + 'static,
+) {
+    templates.push(Template {
+        name,
+        families,
+        build: build(words),
+    });
+}
 
 fn templates() -> Vec<Template> {
     let mut v: Vec<Template> = Vec::new();
@@ -371,19 +342,7 @@ fn templates() -> Vec<Template> {
         ("subfic", 8),
         ("mulli", 7),
     ] {
-        let _ = name;
-        v.push(Template {
-            name,
-            families: ALU,
-            build: match op {
-                14 => |g| vec![d_form(14, g.dst(), g.src(), g.imm())],
-                15 => |g| vec![d_form(15, g.dst(), g.src(), g.imm())],
-                12 => |g| vec![d_form(12, g.dst(), g.src(), g.imm())],
-                13 => |g| vec![d_form(13, g.dst(), g.src(), g.imm())],
-                8 => |g| vec![d_form(8, g.dst(), g.src(), g.imm())],
-                _ => |g| vec![d_form(7, g.dst(), g.src(), g.imm())],
-            },
-        });
+        table_row(&mut v, name, ALU, move |g| vec![d_form(op, g.dst(), g.src(), g.imm())]);
     }
     t!(v, "cmpi", ALU, |g| vec![d_form(11, g.crf() << 2, g.src(), g.imm())]);
     t!(v, "cmpli", ALU, |g| vec![d_form(10, g.crf() << 2, g.src(), g.imm())]);
@@ -420,24 +379,10 @@ fn templates() -> Vec<Template> {
         ("neg", 104, false),
         ("mullw", 235, true),
     ] {
-        let build: Build = match (xo, uses_b) {
-            (266, _) => |g| vec![xo_form(g.dst(), g.src(), g.src(), g.bit(), 266, g.bit())],
-            (10, _) => |g| vec![xo_form(g.dst(), g.src(), g.src(), g.bit(), 10, g.bit())],
-            (138, _) => |g| vec![xo_form(g.dst(), g.src(), g.src(), g.bit(), 138, g.bit())],
-            (234, _) => |g| vec![xo_form(g.dst(), g.src(), 0, g.bit(), 234, g.bit())],
-            (202, _) => |g| vec![xo_form(g.dst(), g.src(), 0, g.bit(), 202, g.bit())],
-            (40, _) => |g| vec![xo_form(g.dst(), g.src(), g.src(), g.bit(), 40, g.bit())],
-            (8, _) => |g| vec![xo_form(g.dst(), g.src(), g.src(), g.bit(), 8, g.bit())],
-            (136, _) => |g| vec![xo_form(g.dst(), g.src(), g.src(), g.bit(), 136, g.bit())],
-            (232, _) => |g| vec![xo_form(g.dst(), g.src(), 0, g.bit(), 232, g.bit())],
-            (200, _) => |g| vec![xo_form(g.dst(), g.src(), 0, g.bit(), 200, g.bit())],
-            (104, _) => |g| vec![xo_form(g.dst(), g.src(), 0, g.bit(), 104, g.bit())],
-            _ => |g| vec![xo_form(g.dst(), g.src(), g.src(), g.bit(), 235, g.bit())],
-        };
-        v.push(Template {
-            name,
-            families: ALU,
-            build,
+        table_row(&mut v, name, ALU, move |g| {
+            let (d, a) = (g.dst(), g.src());
+            let b = if uses_b { g.src() } else { 0 };
+            vec![xo_form(d, a, b, g.bit(), xo, g.bit())]
         });
     }
     t!(v, "divw", ALU, |g| divide(g, 491, true));
@@ -487,23 +432,8 @@ fn templates() -> Vec<Template> {
         ("srw", 536),
         ("sraw", 792),
     ] {
-        let build: Build = match xo {
-            28 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 28, g.bit())],
-            60 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 60, g.bit())],
-            444 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 444, g.bit())],
-            412 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 412, g.bit())],
-            316 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 316, g.bit())],
-            476 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 476, g.bit())],
-            124 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 124, g.bit())],
-            284 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 284, g.bit())],
-            24 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 24, g.bit())],
-            536 => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 536, g.bit())],
-            _ => |g| vec![x_form(31, g.src(), g.dst(), g.src(), 792, g.bit())],
-        };
-        v.push(Template {
-            name,
-            families: ALU,
-            build,
+        table_row(&mut v, name, ALU, move |g| {
+            vec![x_form(31, g.src(), g.dst(), g.src(), xo, g.bit())]
         });
     }
     t!(v, "srawi", ALU, |g| vec![x_form(
@@ -531,20 +461,8 @@ fn templates() -> Vec<Template> {
         ("crandc", 129),
         ("crorc", 417),
     ] {
-        let build: Build = match xo {
-            257 => |g| vec![x_form(19, g.f(), g.f(), g.f(), 257, 0)],
-            449 => |g| vec![x_form(19, g.f(), g.f(), g.f(), 449, 0)],
-            193 => |g| vec![x_form(19, g.f(), g.f(), g.f(), 193, 0)],
-            225 => |g| vec![x_form(19, g.f(), g.f(), g.f(), 225, 0)],
-            33 => |g| vec![x_form(19, g.f(), g.f(), g.f(), 33, 0)],
-            289 => |g| vec![x_form(19, g.f(), g.f(), g.f(), 289, 0)],
-            129 => |g| vec![x_form(19, g.f(), g.f(), g.f(), 129, 0)],
-            _ => |g| vec![x_form(19, g.f(), g.f(), g.f(), 417, 0)],
-        };
-        v.push(Template {
-            name,
-            families: &[I, B],
-            build,
+        table_row(&mut v, name, &[I, B], move |g| {
+            vec![x_form(19, g.f(), g.f(), g.f(), xo, 0)]
         });
     }
     t!(v, "mfcr", &[I, B], |g| vec![x_form(31, g.dst(), 0, 0, 19, 0)]);
@@ -564,42 +482,26 @@ fn templates() -> Vec<Template> {
     t!(v, "isync", &[I, M], |_g| vec![x_form(19, 0, 0, 0, 150, 0)]);
     t!(v, "eieio", &[I, M], |_g| vec![x_form(31, 0, 0, 0, 854, 0)]);
     // Integer loads and stores.
-    for (name, op) in [
-        ("lwz", 32),
-        ("lwzu", 33),
-        ("lbz", 34),
-        ("lbzu", 35),
-        ("lhz", 40),
-        ("lhzu", 41),
-        ("lha", 42),
-        ("lhau", 43),
-        ("stw", 36),
-        ("stwu", 37),
-        ("stb", 38),
-        ("stbu", 39),
-        ("sth", 44),
-        ("sthu", 45),
+    for (name, op, load) in [
+        ("lwz", 32, true),
+        ("lwzu", 33, true),
+        ("lbz", 34, true),
+        ("lbzu", 35, true),
+        ("lhz", 40, true),
+        ("lhzu", 41, true),
+        ("lha", 42, true),
+        ("lhau", 43, true),
+        ("stw", 36, false),
+        ("stwu", 37, false),
+        ("stb", 38, false),
+        ("stbu", 39, false),
+        ("sth", 44, false),
+        ("sthu", 45, false),
     ] {
-        let build: Build = match op {
-            32 => |g| vec![d_form(32, g.dst(), g.base(), g.disp(1))],
-            33 => |g| vec![d_form(33, g.dst(), g.base(), g.disp(8))],
-            34 => |g| vec![d_form(34, g.dst(), g.base(), g.disp(1))],
-            35 => |g| vec![d_form(35, g.dst(), g.base(), g.disp(8))],
-            40 => |g| vec![d_form(40, g.dst(), g.base(), g.disp(1))],
-            41 => |g| vec![d_form(41, g.dst(), g.base(), g.disp(8))],
-            42 => |g| vec![d_form(42, g.dst(), g.base(), g.disp(1))],
-            43 => |g| vec![d_form(43, g.dst(), g.base(), g.disp(8))],
-            36 => |g| vec![d_form(36, g.src(), g.base(), g.disp(1))],
-            37 => |g| vec![d_form(37, g.src(), g.base(), g.disp(8))],
-            38 => |g| vec![d_form(38, g.src(), g.base(), g.disp(1))],
-            39 => |g| vec![d_form(39, g.src(), g.base(), g.disp(8))],
-            44 => |g| vec![d_form(44, g.src(), g.base(), g.disp(1))],
-            _ => |g| vec![d_form(45, g.src(), g.base(), g.disp(8))],
-        };
-        v.push(Template {
-            name,
-            families: &[M],
-            build,
+        // The update forms (the odd opcodes) take displacements in steps of 8.
+        let align = if op % 2 == 1 { 8 } else { 1 };
+        table_row(&mut v, name, &[M], move |g| {
+            vec![d_form(op, g.data(load), g.base(), g.disp(align))]
         });
     }
     for (name, xo, load) in [
@@ -622,30 +524,8 @@ fn templates() -> Vec<Template> {
         ("sthbrx", 918, false),
         ("stwbrx", 662, false),
     ] {
-        let build: Build = match (xo, load) {
-            (23, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 23, 0)],
-            (55, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 55, 0)],
-            (87, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 87, 0)],
-            (119, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 119, 0)],
-            (279, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 279, 0)],
-            (311, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 311, 0)],
-            (343, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 343, 0)],
-            (375, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 375, 0)],
-            (790, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 790, 0)],
-            (534, _) => |g| vec![x_form(31, g.dst(), g.base(), INDEX, 534, 0)],
-            (151, _) => |g| vec![x_form(31, g.src(), g.base(), INDEX, 151, 0)],
-            (183, _) => |g| vec![x_form(31, g.src(), g.base(), INDEX, 183, 0)],
-            (215, _) => |g| vec![x_form(31, g.src(), g.base(), INDEX, 215, 0)],
-            (247, _) => |g| vec![x_form(31, g.src(), g.base(), INDEX, 247, 0)],
-            (407, _) => |g| vec![x_form(31, g.src(), g.base(), INDEX, 407, 0)],
-            (439, _) => |g| vec![x_form(31, g.src(), g.base(), INDEX, 439, 0)],
-            (918, _) => |g| vec![x_form(31, g.src(), g.base(), INDEX, 918, 0)],
-            _ => |g| vec![x_form(31, g.src(), g.base(), INDEX, 662, 0)],
-        };
-        v.push(Template {
-            name,
-            families: &[M],
-            build,
+        table_row(&mut v, name, &[M], move |g| {
+            vec![x_form(31, g.data(load), g.base(), INDEX, xo, 0)]
         });
     }
     t!(v, "lmw", &[M], |g| {
@@ -703,18 +583,7 @@ fn templates() -> Vec<Template> {
         ("dcbtst", 246),
         ("icbi", 982),
     ] {
-        let build: Build = match xo {
-            54 => |g| vec![x_form(31, 0, g.base(), INDEX, 54, 0)],
-            86 => |g| vec![x_form(31, 0, g.base(), INDEX, 86, 0)],
-            278 => |g| vec![x_form(31, 0, g.base(), INDEX, 278, 0)],
-            246 => |g| vec![x_form(31, 0, g.base(), INDEX, 246, 0)],
-            _ => |g| vec![x_form(31, 0, g.base(), INDEX, 982, 0)],
-        };
-        v.push(Template {
-            name,
-            families: &[M],
-            build,
-        });
+        table_row(&mut v, name, &[M], move |g| vec![x_form(31, 0, g.base(), INDEX, xo, 0)]);
     }
     // Float loads and stores.
     for (name, op) in [
@@ -727,20 +596,8 @@ fn templates() -> Vec<Template> {
         ("stfd", 54),
         ("stfdu", 55),
     ] {
-        let build: Build = match op {
-            48 => |g| vec![d_form(48, g.fr(), g.base(), g.disp(8))],
-            49 => |g| vec![d_form(49, g.fr(), g.base(), g.disp(8))],
-            50 => |g| vec![d_form(50, g.fr(), g.base(), g.disp(8))],
-            51 => |g| vec![d_form(51, g.fr(), g.base(), g.disp(8))],
-            52 => |g| vec![d_form(52, g.fr(), g.base(), g.disp(8))],
-            53 => |g| vec![d_form(53, g.fr(), g.base(), g.disp(8))],
-            54 => |g| vec![d_form(54, g.fr(), g.base(), g.disp(8))],
-            _ => |g| vec![d_form(55, g.fr(), g.base(), g.disp(8))],
-        };
-        v.push(Template {
-            name,
-            families: &[M, F],
-            build,
+        table_row(&mut v, name, &[M, F], move |g| {
+            vec![d_form(op, g.fr(), g.base(), g.disp(8))]
         });
     }
     for (name, xo) in [
@@ -754,21 +611,11 @@ fn templates() -> Vec<Template> {
         ("stfdux", 759),
         ("stfiwx", 983),
     ] {
-        let build: Build = match xo {
-            535 => |g| vec![x_form(31, g.fr(), g.base(), INDEX, 535, 0)],
-            567 => |g| vec![x_form(31, g.fr(), g.base(), INDEX, 567, 0)],
-            599 => |g| vec![x_form(31, g.fr(), g.base(), INDEX, 599, 0)],
-            631 => |g| vec![x_form(31, g.fr(), g.base(), INDEX, 631, 0)],
-            663 => |g| vec![x_form(31, g.fr(), g.base(), INDEX, 663, 0)],
-            695 => |g| vec![x_form(31, g.fr(), g.base(), INDEX, 695, 0)],
-            727 => |g| vec![x_form(31, g.fr(), g.base(), INDEX, 727, 0)],
-            759 => |g| vec![x_form(31, g.fr(), g.base(), INDEX, 759, 0)],
-            _ => |g| vec![x_form(31, g.f(), g.base(), INDEX, 983, 0)],
-        };
-        v.push(Template {
-            name,
-            families: &[M, F],
-            build,
+        // Only stfiwx reads f31, the sink of fctiw and fctiwz (see `Masks`).
+        let any_fpr = xo == 983;
+        table_row(&mut v, name, &[M, F], move |g| {
+            let f = if any_fpr { g.f() } else { g.fr() };
+            vec![x_form(31, f, g.base(), INDEX, xo, 0)]
         });
     }
     // Branches: forward over one ALU instruction, and to the case's end through LR or CTR.
@@ -810,29 +657,18 @@ fn templates() -> Vec<Template> {
         (59, 30, "fnmsubs"),
         (63, 23, "fsel"),
     ] {
-        let build: Build = match (op, xo) {
-            (63, 21) => |g| vec![a_form(63, g.fr(), g.fr(), g.fr(), 0, 21)],
-            (63, 20) => |g| vec![a_form(63, g.fr(), g.fr(), g.fr(), 0, 20)],
-            (63, 25) => |g| vec![a_form(63, g.fr(), g.fr(), 0, g.fr(), 25)],
-            (63, 18) => |g| vec![a_form(63, g.fr(), g.fr(), g.fr(), 0, 18)],
-            (59, 21) => |g| vec![a_form(59, g.fr(), g.fr(), g.fr(), 0, 21)],
-            (59, 20) => |g| vec![a_form(59, g.fr(), g.fr(), g.fr(), 0, 20)],
-            (59, 25) => |g| vec![a_form(59, g.fr(), g.fr(), 0, g.fr(), 25)],
-            (59, 18) => |g| vec![a_form(59, g.fr(), g.fr(), g.fr(), 0, 18)],
-            (63, 29) => |g| vec![a_form(63, g.fr(), g.fr(), g.fr(), g.fr(), 29)],
-            (63, 28) => |g| vec![a_form(63, g.fr(), g.fr(), g.fr(), g.fr(), 28)],
-            (63, 31) => |g| vec![a_form(63, g.fr(), g.fr(), g.fr(), g.fr(), 31)],
-            (63, 30) => |g| vec![a_form(63, g.fr(), g.fr(), g.fr(), g.fr(), 30)],
-            (59, 29) => |g| vec![a_form(59, g.fr(), g.fr(), g.fr(), g.fr(), 29)],
-            (59, 28) => |g| vec![a_form(59, g.fr(), g.fr(), g.fr(), g.fr(), 28)],
-            (59, 31) => |g| vec![a_form(59, g.fr(), g.fr(), g.fr(), g.fr(), 31)],
-            (59, 30) => |g| vec![a_form(59, g.fr(), g.fr(), g.fr(), g.fr(), 30)],
-            _ => |g| vec![a_form(63, g.fr(), g.fr(), g.fr(), g.fr(), 23)],
+        // A-form operands: multiplies have frA and frC, adds and divides frA and frB, the
+        // multiply-adds and fsel all three.
+        let (uses_b, uses_c) = match xo {
+            25 => (false, true),
+            18 | 20 | 21 => (true, false),
+            _ => (true, true),
         };
-        v.push(Template {
-            name,
-            families: &[F],
-            build,
+        table_row(&mut v, name, &[F], move |g| {
+            let (t, a) = (g.fr(), g.fr());
+            let b = if uses_b { g.fr() } else { 0 };
+            let c = if uses_c { g.fr() } else { 0 };
+            vec![a_form(op, t, a, b, c, xo)]
         });
     }
     t!(v, "frsp", &[F], |g| vec![x_form(63, g.fr(), 0, g.fr(), 12, 0)]);
@@ -856,17 +692,7 @@ fn templates() -> Vec<Template> {
     )]);
     // Moves: in float cases without Rc; in FPSCR cases with it (CR1 is then exact).
     for (name, xo) in [("fmr", 72), ("fneg", 40), ("fabs", 264), ("fnabs", 136)] {
-        let build: Build = match xo {
-            72 => |g| vec![x_form(63, g.fr(), 0, g.fr(), 72, 0)],
-            40 => |g| vec![x_form(63, g.fr(), 0, g.fr(), 40, 0)],
-            264 => |g| vec![x_form(63, g.fr(), 0, g.fr(), 264, 0)],
-            _ => |g| vec![x_form(63, g.fr(), 0, g.fr(), 136, 0)],
-        };
-        v.push(Template {
-            name,
-            families: &[F],
-            build,
-        });
+        table_row(&mut v, name, &[F], move |g| vec![x_form(63, g.fr(), 0, g.fr(), xo, 0)]);
     }
     t!(v, "fmr.", &[S], |g| vec![x_form(63, g.f(), 0, g.f(), 72, 1)]);
     t!(v, "fneg.", &[S], |g| vec![x_form(63, g.f(), 0, g.f(), 40, 1)]);
@@ -939,33 +765,29 @@ fn divide(g: &mut Gen<'_>, xo: u32, signed: bool) -> Vec<u32> {
 }
 
 fn random_state(rng: &mut Rng) -> State {
-    let mut gpr: [u32; 32] = std::array::from_fn(|_| rng.value());
+    let mut gpr: [u32; 32] = std::array::from_fn(|_| value(rng));
     gpr[1] = STATE_BASE;
     for b in BASES {
         gpr[b as usize] = WINDOW_BASE + (WINDOW_SIZE as u32) / 2 + (rng.below(17) as u32) * 8 - 64;
     }
     gpr[INDEX as usize] = rng.below(9) as u32 * 8;
-    let fpr: [u64; 32] = std::array::from_fn(|_| rng.double());
+    let fpr: [u64; 32] = std::array::from_fn(|_| double(rng));
     let mut window: Vec<u8> = (0..WINDOW_SIZE).map(|_| rng.next() as u8).collect();
     // Some doubles and singles worth loading.
     for k in 0..WINDOW_SIZE / 8 {
         if rng.chance(2) {
-            let d = rng.double();
+            let d = double(rng);
             window[8 * k..8 * k + 8].copy_from_slice(&d.to_be_bytes());
         }
     }
     let xer = (rng.u32() & 0xe000_0000) | rng.below(41) as u32;
-    let ctr = if rng.chance(3) {
-        rng.below(3) as u32
-    } else {
-        rng.value()
-    };
+    let ctr = if rng.chance(3) { rng.below(3) as u32 } else { value(rng) };
     State {
         gpr,
         fpr,
         cr: rng.u32(),
         xer,
-        lr: rng.value(),
+        lr: value(rng),
         ctr,
         fpscr: rng.below(4) as u32,
         window,
@@ -1099,49 +921,6 @@ fn input_stream(cases: &[Case]) -> Vec<u8> {
     out
 }
 
-/// Runs a command with `input` on its standard input; fails if it exits badly or runs longer
-/// than `limit` (a case that loops would otherwise hang the test).
-fn run_with_input(cmd: &mut Command, input: &[u8], what: &str) -> Vec<u8> {
-    let limit = std::time::Duration::from_secs(300);
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {what}: {e}"));
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let mut stdout = child.stdout.take().expect("stdout");
-    let reader = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut stdout, &mut out);
-        out
-    });
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what} ran longer than {limit:?}: a case loops");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    let _ = writer.join();
-    let out = reader.join().expect("reader");
-    let mut err = String::new();
-    if let Some(mut e) = child.stderr.take() {
-        let _ = std::io::Read::read_to_string(&mut e, &mut err);
-    }
-    assert!(status.success(), "{what} failed ({status}): {err}");
-    out
-}
-
 fn parse_states(bytes: &[u8], count: usize, what: &str) -> Vec<State> {
     assert_eq!(bytes.len(), count * STATE_SIZE, "{what} wrote {} bytes", bytes.len());
     bytes.chunks_exact(STATE_SIZE).map(State::from_bytes).collect()
@@ -1166,120 +945,33 @@ const PPC_FLAGS: &[&str] = &[
 ];
 
 fn qemu_run(cases: &[Case], input: &[u8]) -> Vec<State> {
-    let dir = scratch();
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle");
-    let elf = dir.join("harness.elf");
-    run_tool(
-        Command::new("powerpc-linux-gnu-gcc")
-            .args(PPC_FLAGS)
-            .arg("-T")
-            .arg(src.join("harness.ld"))
-            .arg(src.join("harness.c"))
-            .arg(src.join("harness.S"))
-            .arg("-o")
-            .arg(&elf),
-        "the PowerPC oracle needs gcc-powerpc-linux-gnu (scripts/install-deps.sh)",
+    let script = src.join("harness.ld").to_string_lossy().into_owned();
+    let ldflags = [PPC_FLAGS, &["-T", script.as_str()][..]].concat();
+    let gcc = CCompiler {
+        command: "powerpc-linux-gnu-gcc",
+        cflags: PPC_FLAGS,
+        ldflags: &ldflags,
+        hint: "the PowerPC oracle needs gcc-powerpc-linux-gnu (scripts/install-deps.sh)",
+    };
+    let elf = gcc.build(
+        &scratch(),
+        &[src.join("harness.c"), src.join("harness.S")],
+        "harness.elf",
     );
-    let out = run_with_input(
+    let out = run_tool_within(
         Command::new("qemu-ppc").args(["-cpu", "750cl"]).arg(&elf),
         input,
-        "qemu-ppc (install qemu-user)",
+        "qemu-ppc (install qemu-user); a case that loops is stopped",
+        Some(RUN_LIMIT),
     );
-    parse_states(&out, cases.len(), "the qemu harness")
-}
-
-fn case_image(case: &Case) -> GuestImage {
-    let mut bytes = Vec::new();
-    for w in case.words.iter().chain([&BLR]) {
-        bytes.extend_from_slice(&w.to_be_bytes());
-    }
-    GuestImage {
-        segments: vec![Segment {
-            name: "case".to_string(),
-            addr: GuestAddr(u64::from(case.addr)),
-            mem_size: bytes.len() as u64,
-            bytes,
-            flags: SegmentFlags {
-                read: true,
-                write: false,
-                execute: true,
-            },
-        }],
-        entry: GuestAddr(u64::from(case.addr)),
-        exports: BTreeMap::new(),
-        imports: Vec::new(),
-    }
+    parse_states(&out.stdout, cases.len(), "the qemu harness")
 }
 
 /// Discovers and lifts one case (its entry and the `blr` at its end), verifying every function.
 fn lift_case(case: &Case) -> Program {
-    let plugin = PpcDol;
-    let image = case_image(case);
     let end = GuestAddr(u64::from(case.addr) + 4 * case.words.len() as u64);
-    let seeds = Seeds {
-        entry_points: BTreeSet::from([image.entry]),
-        function_hints: BTreeSet::from([end]),
-    };
-    let discovery = plugin.discover(&image, &seeds);
-    let errors: Vec<_> = discovery
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .collect();
-    assert!(errors.is_empty(), "{}: {errors:?}", describe(case));
-    let state = plugin.state(&Default::default());
-    let helpers: BTreeMap<String, rpt_ir::HelperDecl> = rpt_guest_ppc_dol::helpers()
-        .into_iter()
-        .map(|h| (h.name.clone(), h))
-        .collect();
-    let mut program = Program::new(state.clone());
-    program.helpers = helpers.clone();
-    for &f in &discovery.functions {
-        let lifted = plugin.lift(&image, f, &discovery.functions, &Default::default());
-        let ctx = VerifyContext {
-            state: &state,
-            helpers: Some(&helpers),
-            callees: Some(&discovery.functions),
-        };
-        if let Err(e) = verify_function(&lifted.function, ctx) {
-            panic!(
-                "{}: {} does not verify: {e}\n{}",
-                describe(case),
-                f.function_name(),
-                rpt_ir::print::function_to_string(&lifted.function, &state)
-            );
-        }
-        program.functions.insert(f, lifted.function);
-    }
-    program
-}
-
-/// The interpreter's view of the platform: the helpers' C (the estimates) and the FPSCR rounding mode.
-struct FuzzEnv;
-
-impl Environment for FuzzEnv {
-    fn call_extern(&mut self, _: GuestAddr, _: &mut MachineState) -> Result<Option<Outcome>, InterpError> {
-        Ok(None)
-    }
-
-    fn call_helper(
-        &mut self,
-        name: &str,
-        args: &[Val],
-        machine: &mut MachineState,
-    ) -> Result<Option<Option<Val>>, InterpError> {
-        interp::call_helper(name, args, machine)
-    }
-
-    fn dynamic_rounding(&mut self, machine: &MachineState) -> Result<Rounding, InterpError> {
-        let desc = rpt_guest_ppc_dol::state::state_desc();
-        Ok(match machine.state.get(&desc, FPSCR).int() & 3 {
-            0 => Rounding::Nearest,
-            1 => Rounding::Zero,
-            2 => Rounding::Up,
-            _ => Rounding::Down,
-        })
-    }
+    common::lift_case(case.addr, &case.words, BTreeSet::from([end]), &describe(case))
 }
 
 fn interpret(case: &Case, program: &Program) -> Result<State, String> {
@@ -1301,7 +993,7 @@ fn interpret(case: &Case, program: &Program) -> Result<State, String> {
         .machine
         .memory
         .write_bytes(AddrSpace::RAM, u64::from(WINDOW_BASE), &s.window);
-    match interp.run(GuestAddr(u64::from(case.addr)), &mut FuzzEnv) {
+    match interp.run(GuestAddr(u64::from(case.addr)), &mut common::interpreter_env()) {
         Ok(Outcome::Returned) => {}
         other => return Err(format!("the interpreter ended with {other:?}")),
     }
@@ -1318,9 +1010,7 @@ fn interpret(case: &Case, program: &Program) -> Result<State, String> {
         lr: word(LR),
         ctr: word(CTR),
         fpscr: word(FPSCR),
-        window: (0..WINDOW_SIZE as u64)
-            .map(|k| m.memory.read_u8(AddrSpace::RAM, u64::from(WINDOW_BASE) + k))
-            .collect(),
+        window: read_bytes(m, AddrSpace::RAM, u64::from(WINDOW_BASE), WINDOW_SIZE),
     })
 }
 
@@ -1352,6 +1042,7 @@ fn driver_source() -> String {
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#undef main
 
 void rpt_ppc_platform_init(struct cpu *c, int argc, char **argv) {{ (void)c; (void)argc; (void)argv; }}
 void rpt_helper_sc(struct cpu *restrict c) {{ (void)c; abort(); }}
@@ -1408,116 +1099,15 @@ int main(void)
 fn compiled_run(cases: &[Case], programs: &[Program], input: &[u8]) -> Vec<State> {
     let dir = scratch().join("c");
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("runtime")).expect("mkdir");
-    std::fs::create_dir_all(dir.join("guest")).expect("mkdir");
-    let plugin = PpcDol;
-    let state = plugin.state(&Default::default());
-    let helpers: BTreeMap<String, rpt_ir::HelperDecl> = rpt_guest_ppc_dol::helpers()
-        .into_iter()
-        .map(|h| (h.name.clone(), h))
-        .collect();
-    let externs = BTreeMap::new();
-    let memory: MemoryModel = plugin.memory_model("linux-syscalls", &Default::default());
-    let ctx = rpt_emit_c::EmitContext {
-        state: &state,
-        helpers: &helpers,
-        externs: &externs,
-        memory,
-        listing_name: "fuzz.lst",
-        memarg: false,
-    };
-    let mut emitted = Vec::new();
-    let mut all = BTreeSet::new();
-    for (case, program) in cases.iter().zip(programs) {
-        for (addr, f) in &program.functions {
-            let e = rpt_emit_c::emit_function(f, &ctx).unwrap_or_else(|e| panic!("{}: {e}", describe(case)));
-            all.insert(*addr);
-            emitted.push(e);
-        }
-    }
-    // Two files, so the two cores compile in parallel.
-    let half = emitted.len() / 2;
-    let parts = [&emitted[..half], &emitted[half..]];
-    let mut sources = vec![
-        ("cpu.h".to_string(), rpt_emit_c::cpu_header(&state, memory, &helpers)),
-        (
-            "functab.c".to_string(),
-            rpt_emit_c::function_table(&all, &externs, GuestAddr(u64::from(CODE_BASE)), false),
-        ),
-        (
-            "image.c".to_string(),
-            rpt_emit_c::image_source(&GuestImage {
-                segments: Vec::new(),
-                entry: GuestAddr(u64::from(CODE_BASE)),
-                exports: BTreeMap::new(),
-                imports: Vec::new(),
-            }),
-        ),
-        ("driver.c".to_string(), driver_source()),
-    ];
-    for (i, part) in parts.iter().enumerate() {
-        let refs: Vec<&rpt_emit_c::EmittedFunction> = part.iter().collect();
-        sources.push((format!("cases{i}.c"), rpt_emit_c::shard_source(&refs, &externs, false)));
-    }
-    for f in rpt_runtime::sources() {
-        sources.push((f.path, f.contents));
-    }
-    // The guest's own C part; the driver stands in for the platform.
-    let platform = rpt_guest_ppc_dol::platform::find("linux-syscalls").expect("platform");
-    for f in plugin
-        .runtime_sources(platform.name, &Default::default())
-        .expect("platform")
-    {
-        if f.path != platform.c_path {
-            sources.push((f.path, f.contents));
-        }
-    }
-    for (path, text) in &sources {
-        std::fs::write(dir.join(path), text).expect("write C source");
-    }
-    let c_files: Vec<&String> = sources.iter().map(|(p, _)| p).filter(|p| p.ends_with(".c")).collect();
-    // Compile in parallel, one clang per file.
-    let children: Vec<_> = c_files
-        .iter()
-        .map(|f| {
-            let obj = dir.join(format!("{}.o", f.replace('/', "_")));
-            let mut cmd = Command::new("clang-19");
-            cmd.current_dir(&dir)
-                .args([
-                    "-O1",
-                    "-fno-strict-aliasing",
-                    "-w",
-                    "-I",
-                    ".",
-                    "-Dmain=rpt_runtime_main",
-                ])
-                .arg("-c")
-                .arg(f.as_str())
-                .arg("-o")
-                .arg(&obj);
-            if f.as_str() == "driver.c" {
-                cmd.arg("-Umain");
-            }
-            (
-                f.to_string(),
-                obj,
-                cmd.spawn().expect("clang-19 runs (install clang-19)"),
-            )
-        })
-        .collect();
-    let mut objects = Vec::new();
-    for (f, obj, mut child) in children {
-        let status = child.wait().expect("clang");
-        assert!(status.success(), "compiling {f} failed");
-        objects.push(obj);
-    }
-    let exe = dir.join("fuzz-driver");
-    run_tool(
-        Command::new("clang-19").args(&objects).args(["-lm", "-o"]).arg(&exe),
-        "linking the fuzz driver",
+    let entry = GuestAddr(u64::from(CODE_BASE));
+    let exe = common::build_compiled(&dir, programs, entry, driver_source(), "fuzz-driver");
+    let out = run_tool_within(
+        &mut Command::new(&exe),
+        input,
+        "the compiled fuzz driver; a case that loops is stopped",
+        Some(RUN_LIMIT),
     );
-    let out = run_with_input(&mut Command::new(&exe), input, "the compiled fuzz driver");
-    parse_states(&out, cases.len(), "the compiled driver")
+    parse_states(&out.stdout, cases.len(), "the compiled driver")
 }
 
 // ---------------------------------------------------------------- comparison
@@ -1569,14 +1159,11 @@ fn differences(case: &Case, want: &State, got: &State) -> Vec<String> {
             ));
         }
     }
-    if let Some(k) = (0..WINDOW_SIZE).find(|&k| want.window[k] != got.window[k]) {
-        out.push(format!(
-            "memory at {:#010x}: want {:02x?} got {:02x?}",
-            WINDOW_BASE as usize + k,
-            &want.window[k..(k + 8).min(WINDOW_SIZE)],
-            &got.window[k..(k + 8).min(WINDOW_SIZE)]
-        ));
-    }
+    out.extend(rpt_testkit::memory_difference(
+        u64::from(WINDOW_BASE),
+        &want.window,
+        &got.window,
+    ));
     out
 }
 
@@ -1607,14 +1194,8 @@ fn check_chunk(cases: &[Case], failures: &mut Vec<String>) {
 
 #[test]
 fn lifted_instructions_match_qemu_750cl() {
-    let count: usize = std::env::var("RPT_PPC_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_CASES);
-    let seed: u64 = std::env::var("RPT_PPC_FUZZ_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_SEED);
+    let count = env_number("RPT_PPC_FUZZ_CASES", DEFAULT_CASES as u64) as usize;
+    let seed = env_number("RPT_PPC_FUZZ_SEED", DEFAULT_SEED);
     let cases = generate(count, seed);
     let mut failures = Vec::new();
     for chunk in cases.chunks(CHUNK) {
@@ -1627,12 +1208,10 @@ fn lifted_instructions_match_qemu_750cl() {
         assert!(missing.is_empty(), "templates never generated: {missing:?}");
     }
     let _ = std::fs::remove_dir_all(scratch());
-    let total = failures.len();
-    failures.truncate(12);
-    assert!(
-        total == 0,
-        "{total} of {} checks (cases x interpreter/compiled) differ from qemu-ppc -cpu 750cl; the first:\n\n{}",
+    assert_no_failures(
+        &failures,
         2 * cases.len(),
-        failures.join("\n\n")
+        "checks (cases x interpreter/compiled) differ from qemu-ppc -cpu 750cl",
+        12,
     );
 }

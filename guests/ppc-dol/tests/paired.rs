@@ -9,16 +9,17 @@
 //! A test also checks that binutils (`powerpc-linux-gnu-as -mgekko`) encodes the instructions as
 //! the words used here.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-use rpt_api::{GuestImage, GuestPlugin, Seeds, Segment, SegmentFlags, Severity};
 use rpt_guest_ppc_dol::state::{FPSCR, cr_field, fpr, gpr, gqr, ps1};
-use rpt_guest_ppc_dol::{PpcDol, interp};
-use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcome, Val};
-use rpt_ir::{AddrSpace, GuestAddr, Program, Rounding};
+use rpt_ir::interp::{Interpreter, Outcome, Val};
+use rpt_ir::{AddrSpace, GuestAddr, Program};
+use rpt_testkit::{run_tool, scratch_dir};
 
 /// One test: instruction words, the state they start from, and what must hold afterwards.
 struct PsCase {
@@ -290,90 +291,13 @@ static CASES: &[PsCase] = &[
 
 const CASE_BASE: u32 = 0x8100_0000;
 const CASE_STRIDE: u32 = 0x100;
-const BLR: u32 = 0x4e80_0020;
 
 fn case_addr(i: usize) -> u32 {
     CASE_BASE + i as u32 * CASE_STRIDE
 }
 
-fn image_of(i: usize, case: &PsCase) -> GuestImage {
-    let mut bytes = Vec::new();
-    for w in case.words.iter().chain([&BLR]) {
-        bytes.extend_from_slice(&w.to_be_bytes());
-    }
-    GuestImage {
-        segments: vec![Segment {
-            name: "case".to_string(),
-            addr: GuestAddr(u64::from(case_addr(i))),
-            mem_size: bytes.len() as u64,
-            bytes,
-            flags: SegmentFlags {
-                read: true,
-                write: false,
-                execute: true,
-            },
-        }],
-        entry: GuestAddr(u64::from(case_addr(i))),
-        exports: BTreeMap::new(),
-        imports: Vec::new(),
-    }
-}
-
 fn lift(i: usize, case: &PsCase) -> Program {
-    let plugin = PpcDol;
-    let image = image_of(i, case);
-    let discovery = plugin.discover(
-        &image,
-        &Seeds {
-            entry_points: BTreeSet::from([image.entry]),
-            function_hints: BTreeSet::new(),
-        },
-    );
-    let errors: Vec<_> = discovery
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .collect();
-    assert!(errors.is_empty(), "{}: {errors:?}", case.name);
-    let mut program = Program::new(plugin.state(&Default::default()));
-    program.helpers = rpt_guest_ppc_dol::helpers()
-        .into_iter()
-        .map(|h| (h.name.clone(), h))
-        .collect();
-    for &entry in &discovery.functions {
-        let lifted = plugin.lift(&image, entry, &discovery.functions, &Default::default());
-        program.functions.insert(entry, lifted.function);
-    }
-    rpt_ir::verify::verify_program(&program).unwrap_or_else(|e| panic!("{}: {e}", case.name));
-    program
-}
-
-/// The helpers as the interpreter sees them: the C that generated code links (`interp`).
-struct PsEnv;
-
-impl Environment for PsEnv {
-    fn call_extern(&mut self, _: GuestAddr, _: &mut MachineState) -> Result<Option<Outcome>, InterpError> {
-        Ok(None)
-    }
-
-    fn call_helper(
-        &mut self,
-        name: &str,
-        args: &[Val],
-        m: &mut MachineState,
-    ) -> Result<Option<Option<Val>>, InterpError> {
-        interp::call_helper(name, args, m)
-    }
-
-    fn dynamic_rounding(&mut self, m: &MachineState) -> Result<Rounding, InterpError> {
-        let desc = rpt_guest_ppc_dol::state::state_desc();
-        Ok(match m.state.get(&desc, FPSCR).int() & 3 {
-            0 => Rounding::Nearest,
-            1 => Rounding::Zero,
-            2 => Rounding::Up,
-            _ => Rounding::Down,
-        })
-    }
+    common::lift_case(case_addr(i), case.words, BTreeSet::new(), case.name)
 }
 
 /// What a run leaves: the checked FPR halves, GPRs, CR fields and memory, as text lines, in
@@ -419,7 +343,7 @@ fn interpret(i: usize, case: &PsCase, program: &Program) -> Vec<String> {
             .write_bytes(AddrSpace::RAM, u64::from(addr), bytes);
     }
     let outcome = interp
-        .run(GuestAddr(u64::from(case_addr(i))), &mut PsEnv)
+        .run(GuestAddr(u64::from(case_addr(i))), &mut common::interpreter_env())
         .unwrap_or_else(|e| panic!("{}: {e}", case.name));
     assert_eq!(outcome, Outcome::Returned, "{}", case.name);
     let m = &interp.machine;
@@ -461,23 +385,16 @@ fn paired_singles_in_the_interpreter() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-fn scratch() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("rpt-guest-ppc-dol-paired-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("runtime")).expect("mkdir");
-    std::fs::create_dir_all(dir.join("guest")).expect("mkdir");
-    dir
-}
-
-fn check(cmd: &mut Command, what: &str) -> std::process::Output {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {what}: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+/// A scratch directory of this process (a debug and a release run may go on at the same time),
+/// empty.
+fn scratch(name: &str) -> PathBuf {
+    let dir = scratch_dir(
+        env!("CARGO_TARGET_TMPDIR"),
+        &format!("rpt-guest-ppc-dol-{name}-{}", std::process::id()),
     );
-    out
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create the scratch directory");
+    dir
 }
 
 /// The C driver: sets each case's state, calls its compiled function, prints the checked values.
@@ -543,96 +460,11 @@ fn driver(programs: &[Program]) -> String {
 
 #[test]
 fn paired_singles_compiled_to_c() {
-    let plugin = PpcDol;
-    let dir = scratch();
+    let dir = scratch("paired");
     let programs: Vec<Program> = CASES.iter().enumerate().map(|(i, c)| lift(i, c)).collect();
-    let state = plugin.state(&Default::default());
-    let helpers: BTreeMap<String, rpt_ir::HelperDecl> = rpt_guest_ppc_dol::helpers()
-        .into_iter()
-        .map(|h| (h.name.clone(), h))
-        .collect();
-    let externs = BTreeMap::new();
-    let ctx = rpt_emit_c::EmitContext {
-        state: &state,
-        helpers: &helpers,
-        externs: &externs,
-        memory: plugin.memory_model("linux-syscalls", &Default::default()),
-        listing_name: "paired.lst",
-        memarg: false,
-    };
-    let mut emitted = Vec::new();
-    let mut all = BTreeSet::new();
-    for p in &programs {
-        for (addr, func) in &p.functions {
-            emitted.push(rpt_emit_c::emit_function(func, &ctx).expect("emits"));
-            all.insert(*addr);
-        }
-    }
-    let refs: Vec<&rpt_emit_c::EmittedFunction> = emitted.iter().collect();
-    let mut files = vec![
-        (
-            "cpu.h".to_string(),
-            rpt_emit_c::cpu_header(
-                &state,
-                plugin.memory_model("linux-syscalls", &Default::default()),
-                &helpers,
-            ),
-        ),
-        ("cases.c".to_string(), rpt_emit_c::shard_source(&refs, &externs, false)),
-        (
-            "functab.c".to_string(),
-            rpt_emit_c::function_table(&all, &externs, GuestAddr(u64::from(CASE_BASE)), false),
-        ),
-        (
-            "image.c".to_string(),
-            rpt_emit_c::image_source(&GuestImage {
-                segments: Vec::new(),
-                entry: GuestAddr(u64::from(CASE_BASE)),
-                exports: BTreeMap::new(),
-                imports: Vec::new(),
-            }),
-        ),
-        ("driver.c".to_string(), driver(&programs)),
-    ];
-    for f in rpt_runtime::sources() {
-        files.push((f.path, f.contents));
-    }
-    // The guest's own C part; the driver stands in for the platform.
-    let platform = rpt_guest_ppc_dol::platform::find("linux-syscalls").expect("platform");
-    for f in plugin
-        .runtime_sources(platform.name, &Default::default())
-        .expect("platform")
-    {
-        if f.path != platform.c_path {
-            files.push((f.path, f.contents));
-        }
-    }
-    for (path, text) in &files {
-        std::fs::write(dir.join(path), text).expect("write");
-    }
-    let sources: Vec<&str> = files
-        .iter()
-        .map(|(p, _)| p.as_str())
-        .filter(|p| p.ends_with(".c"))
-        .collect();
-    let exe = dir.join("paired");
-    check(
-        Command::new("clang-19")
-            .current_dir(&dir)
-            .args([
-                "-O1",
-                "-fno-strict-aliasing",
-                "-w",
-                "-I",
-                ".",
-                "-Dmain=rpt_runtime_main",
-            ])
-            .args(&sources)
-            .args(["-lm", "-o"])
-            .arg(&exe),
-        "clang-19 (install clang-19)",
-    );
-    let out = check(&mut Command::new(&exe), "the compiled paired-single cases");
+    let entry = GuestAddr(u64::from(CASE_BASE));
+    let exe = common::build_compiled(&dir, &programs, entry, driver(&programs), "paired");
+    let out = run_tool(&mut Command::new(&exe), b"", "the compiled paired-single cases");
     let _ = std::fs::remove_dir_all(&dir);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let mut got: BTreeMap<usize, Vec<String>> = BTreeMap::new();
@@ -657,8 +489,7 @@ fn paired_singles_compiled_to_c() {
 
 #[test]
 fn binutils_encodes_the_words_used_here() {
-    let dir = std::env::temp_dir().join(format!("rpt-ppc-gekko-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("mkdir");
+    let dir = scratch("gekko");
     let asm = "ps_add 1,2,3\nps_div 1,2,3\nps_mul 1,2,4\nps_madd 1,2,4,3\nps_nmsub 1,2,4,3\nps_sel 1,2,4,3\n\
                ps_sum0 1,2,4,3\nps_muls1 5,2,4\nps_madds0 1,2,4,3\nps_merge10 6,2,3\nps_nabs 6,3\n\
                ps_cmpo1 cr6,4,3\nps_res 1,3\nps_rsqrte 5,4\npsq_l 1,-8(5),1,3\npsq_lu 5,8(5),0,2\n\
@@ -687,16 +518,18 @@ fn binutils_encodes_the_words_used_here() {
         0x1022_182b,
     ];
     std::fs::write(dir.join("ps.s"), asm).expect("write");
-    check(
+    run_tool(
         Command::new("powerpc-linux-gnu-as")
             .current_dir(&dir)
             .args(["-mgekko", "ps.s", "-o", "ps.o"]),
+        b"",
         "powerpc-linux-gnu-as (install gcc-powerpc-linux-gnu)",
     );
-    check(
+    run_tool(
         Command::new("powerpc-linux-gnu-objcopy")
             .current_dir(&dir)
             .args(["-O", "binary", "-j", ".text", "ps.o", "ps.bin"]),
+        b"",
         "powerpc-linux-gnu-objcopy",
     );
     let bytes = std::fs::read(dir.join("ps.bin")).expect("read");

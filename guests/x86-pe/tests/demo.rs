@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use rpt_api::{GuestPlugin, Seeds, Severity};
+use rpt_api::{GuestPlugin, Seeds};
 use rpt_guest_x86_pe::X86Pe;
 use rpt_ir::GuestAddr;
 
@@ -27,11 +27,7 @@ fn the_demo_runs_lifted_as_it_runs_natively() {
 
     let image = rpt_guest_x86_pe::loader_pe::load(&bytes).expect("the demo loads");
     let discovery = X86Pe.discover(&image, &Seeds::default());
-    let worrying: Vec<_> = discovery
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity >= Severity::Warning)
-        .collect();
+    let worrying = common::worrying(&discovery.diagnostics);
     assert!(worrying.is_empty(), "{worrying:#?}");
     // The recipe lists the eight callbacks reached only through a table in .data as hints;
     // weak discovery finds them without the hints.

@@ -69,6 +69,14 @@ fn program_image_segments() -> Vec<(u64, Vec<u8>)> {
     SEGMENTS.with(|s| s.borrow().clone())
 }
 
+/// Seeds that add the recipe's function hints `hints` to what discovery finds.
+fn hinted<const N: usize>(hints: [GuestAddr; N]) -> Seeds {
+    Seeds {
+        function_hints: BTreeSet::from(hints),
+        ..Seeds::default()
+    }
+}
+
 fn lift_all(img: &GuestImage) -> Program {
     lift_seeded(img, &Seeds::default())
 }
@@ -135,13 +143,7 @@ fn unknown_instructions_exit_unlifted_with_an_error() {
     );
 
     let sse = GuestAddr(TEXT + 8);
-    let discovery = X86Pe.discover(
-        &img,
-        &Seeds {
-            function_hints: BTreeSet::from([sse]),
-            ..Seeds::default()
-        },
-    );
+    let discovery = X86Pe.discover(&img, &hinted([sse]));
     let errs = common::errors(&discovery.diagnostics);
     assert_eq!(errs.len(), 2, "{:#?}", discovery.diagnostics);
     assert!(
@@ -318,10 +320,7 @@ fn calls_tail_calls_imports_and_noreturn() {
     let mut data = words(&[0, 0]);
     data.extend([0; 8]);
     let img = image(code, data, imports);
-    let seeds = Seeds {
-        function_hints: BTreeSet::from([GuestAddr(second)]),
-        ..Seeds::default()
-    };
+    let seeds = hinted([GuestAddr(second)]);
     let discovery = X86Pe.discover(&img, &seeds);
     assert!(discovery.diagnostics.is_empty(), "{:#?}", discovery.diagnostics);
     assert_eq!(
@@ -417,13 +416,7 @@ fn an_entry_outside_code_is_a_warning_and_hints_still_count() {
     let mut img = image(vec![0xc3], vec![0; 8], vec![]);
     img.entry = GuestAddr(DATA);
     let hint = GuestAddr(TEXT);
-    let discovery = X86Pe.discover(
-        &img,
-        &Seeds {
-            function_hints: BTreeSet::from([hint]),
-            ..Seeds::default()
-        },
-    );
+    let discovery = X86Pe.discover(&img, &hinted([hint]));
     assert_eq!(discovery.functions, BTreeSet::from([hint]));
     let severities: Vec<(GuestAddr, Severity)> = discovery.diagnostics.iter().map(|d| (d.addr, d.severity)).collect();
     assert_eq!(severities, [(GuestAddr(DATA), Severity::Warning)]);

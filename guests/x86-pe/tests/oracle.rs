@@ -16,16 +16,18 @@
 
 mod common;
 
+use common::{HarnessCase, HarnessResult};
+
 use std::collections::BTreeSet;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 use iced_x86::IcedError;
 use iced_x86::code_asm::*;
 use rpt_api::Severity;
-use rpt_guest_x86_pe::state::{ARITH_FLAGS, DF, GPRS};
-use rpt_ir::interp::{Interpreter, NoEnvironment, Outcome, Val};
+use rpt_ir::interp::{Interpreter, NoEnvironment, Outcome};
 use rpt_ir::{AddrSpace, ExitReason, GuestAddr, Program};
+use rpt_testkit::guest::hex_text;
+use rpt_testkit::interp::read_bytes;
+use rpt_testkit::{INT_EDGES, Rng};
 
 const CF: u32 = 1 << 0;
 const PF: u32 = 1 << 2;
@@ -36,58 +38,20 @@ const DF_BIT: u32 = 1 << 10;
 const OF: u32 = 1 << 11;
 const ARITH: u32 = CF | PF | AF | ZF | SF | OF;
 const CODE_ADDR: u64 = 0x1000;
+const GPR_NAMES: [&str; 8] = ["eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi"];
 const WINDOW: usize = 128;
 const CASES_PER_TEMPLATE: usize = 48;
 
-/// xorshift64*: a fixed-seed generator, so every run tests the same cases.
-struct Rng(u64);
+/// A 32-bit value, biased towards the edges where flags change.
+fn value(rng: &mut Rng) -> u32 {
+    rng.edgy_u32(&INT_EDGES)
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len() as u64) as usize]
-    }
-
-    /// A 32-bit value, biased towards the edges where flags change.
-    fn value(&mut self) -> u32 {
-        const EDGES: [u32; 14] = [
-            0,
-            1,
-            2,
-            0x7f,
-            0x80,
-            0xff,
-            0x100,
-            0x7fff,
-            0x8000,
-            0xffff,
-            0x7fff_ffff,
-            0x8000_0000,
-            0xffff_fffe,
-            0xffff_ffff,
-        ];
-        match self.below(4) {
-            0 => self.pick(&EDGES),
-            1 => self.next() as u32 & 0xff,
-            _ => self.next() as u32,
-        }
-    }
-
-    fn count(&mut self) -> u32 {
-        match self.below(3) {
-            0 => self.pick(&[0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33]),
-            _ => self.below(32) as u32,
-        }
+/// A shift or rotate count: a third of the time one next to a width, else any 5-bit count.
+fn shift_count(rng: &mut Rng) -> u32 {
+    match rng.below(3) {
+        0 => rng.pick(&[0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33]),
+        _ => rng.below(32) as u32,
     }
 }
 
@@ -109,7 +73,7 @@ impl Setup {
     fn random(rng: &mut Rng) -> Setup {
         let mut regs = [0; 8];
         for r in &mut regs {
-            *r = rng.value();
+            *r = value(rng);
         }
         let mut window = [0; WINDOW];
         for b in &mut window {
@@ -129,6 +93,7 @@ struct Gen<'a> {
     setup: &'a mut Setup,
 }
 
+/// The operands the tables name (`r32`, `imm8`, `m16`, ...) are the methods of the same names.
 impl Gen<'_> {
     fn idx(&mut self) -> usize {
         self.rng.pick(&[0, 1, 2, 3, 5, 6, 7])
@@ -144,19 +109,36 @@ impl Gen<'_> {
     fn r8(&mut self) -> AsmRegister8 {
         R8[self.rng.below(8) as usize]
     }
-    fn imm(&mut self) -> i32 {
-        self.rng.value() as i32
+    fn imm32(&mut self) -> i32 {
+        value(self.rng) as i32
     }
     fn imm8(&mut self) -> i32 {
-        self.rng.value() as i8 as i32
+        value(self.rng) as i8 as i32
+    }
+    /// A bit number of a 16-bit operand, with the high bits an immediate may carry.
+    fn imm6(&mut self) -> i32 {
+        self.imm8() & 0x3f
+    }
+    /// A bit number of a 32-bit memory operand.
+    fn imm5(&mut self) -> i32 {
+        self.imm8() & 0x1f
     }
     fn mem(&mut self) -> AsmMemoryOperand {
         let off = self.rng.pick(&OFFSETS);
         esp + off
     }
+    fn m32(&mut self) -> AsmMemoryOperand {
+        dword_ptr(self.mem())
+    }
+    fn m16(&mut self) -> AsmMemoryOperand {
+        word_ptr(self.mem())
+    }
+    fn m8(&mut self) -> AsmMemoryOperand {
+        byte_ptr(self.mem())
+    }
     /// Sets ecx to a random value whose low 5 bits are a shift count; returns the masked count.
     fn cl_count(&mut self) -> u32 {
-        let c = self.rng.count();
+        let c = shift_count(self.rng);
         self.setup.regs[1] = (self.rng.next() as u32 & !0xff) | c;
         c & 31
     }
@@ -198,166 +180,121 @@ macro_rules! t {
     };
 }
 
+/// The width in bits of a register or memory operand named as the tables name them (`r16`, `m8`).
+fn width_of(operand: &str) -> u32 {
+    operand[1..].parse().expect("an operand named by its kind and width")
+}
+
+/// A form's name: the given one, or the mnemonic and its operands (`add r32, imm8`).
+macro_rules! form_name {
+    ($op:ident;;) => {
+        stringify!($op)
+    };
+    ($op:ident; $first:ident $(, $rest:ident)*;) => {
+        concat!(stringify!($op), " ", stringify!($first) $(, ", ", stringify!($rest))*)
+    };
+    ($op:ident; $($operand:ident),*; $name:literal) => {
+        $name
+    };
+}
+
+/// A table of one-instruction forms that leave the same flags undefined: one row per form, the
+/// assembler method and its operands, each drawn by the `Gen` method of its name (and the form's
+/// name where the method's is not it).
+macro_rules! forms {
+    ($v:ident, $undef:expr; $($op:ident($($operand:ident),*) $(as $name:literal)?),* $(,)?) => {
+        $(t!($v, form_name!($op; $($operand),*; $($name)?), |a, g| {
+            let _ = &g; // Forms without operands draw nothing.
+            a.$op($(g.$operand()),*)?;
+            Ok($undef)
+        });)*
+    };
+}
+
+/// Shifts and rotates: one row per form, its destination and its count (`imm`: a random count,
+/// `cl`: ecx set to one, `1`); `$undef` maps the masked count and the width to the flags left
+/// undefined.
+macro_rules! shift_forms {
+    ($v:ident, $undef:expr; $($op:ident($dest:ident, $count:tt)),* $(,)?) => {
+        $(shift_forms!(@one $v, $undef, $op, $dest, $count);)*
+    };
+    (@one $v:ident, $undef:expr, $op:ident, $dest:ident, imm) => {
+        t!($v, concat!(stringify!($op), " ", stringify!($dest), ", imm"), |a, g| {
+            let c = shift_count(g.rng);
+            a.$op(g.$dest(), c)?;
+            Ok(($undef)(c & 31, width_of(stringify!($dest))))
+        });
+    };
+    (@one $v:ident, $undef:expr, $op:ident, $dest:ident, cl) => {
+        t!($v, concat!(stringify!($op), " ", stringify!($dest), ", cl"), |a, g| {
+            let c = g.cl_count();
+            a.$op(g.$dest(), cl)?;
+            Ok(($undef)(c, width_of(stringify!($dest))))
+        });
+    };
+    (@one $v:ident, $undef:expr, $op:ident, $dest:ident, 1) => {
+        t!($v, concat!(stringify!($op), " ", stringify!($dest), ", 1"), |a, g| {
+            a.$op(g.$dest(), 1)?;
+            Ok(($undef)(1, width_of(stringify!($dest))))
+        });
+    };
+}
+
+/// The forms of a two-operand ALU instruction; `with_load` adds the register-from-memory forms.
 macro_rules! alu {
     ($v:ident, $op:ident, $undef:expr) => {
-        t!($v, concat!(stringify!($op), " r32, r32"), |a, g| {
-            a.$op(g.r32(), g.r32())?;
-            Ok($undef)
-        });
-        t!($v, concat!(stringify!($op), " r16, r16"), |a, g| {
-            a.$op(g.r16(), g.r16())?;
-            Ok($undef)
-        });
-        t!($v, concat!(stringify!($op), " r8, r8"), |a, g| {
-            a.$op(g.r8(), g.r8())?;
-            Ok($undef)
-        });
-        t!($v, concat!(stringify!($op), " r32, imm32"), |a, g| {
-            a.$op(g.r32(), g.imm())?;
-            Ok($undef)
-        });
-        t!($v, concat!(stringify!($op), " r32, imm8"), |a, g| {
-            a.$op(g.r32(), g.imm8())?;
-            Ok($undef)
-        });
-        t!($v, concat!(stringify!($op), " r16, imm"), |a, g| {
-            a.$op(g.r16(), g.imm8())?;
-            Ok($undef)
-        });
-        t!($v, concat!(stringify!($op), " r8, imm8"), |a, g| {
-            a.$op(g.r8(), g.imm8())?;
-            Ok($undef)
-        });
-        t!($v, concat!(stringify!($op), " m32, r32"), |a, g| {
-            a.$op(dword_ptr(g.mem()), g.r32())?;
-            Ok($undef)
-        });
-        t!($v, concat!(stringify!($op), " m8, imm8"), |a, g| {
-            a.$op(byte_ptr(g.mem()), g.imm8())?;
-            Ok($undef)
-        });
-        t!($v, concat!(stringify!($op), " m16, r16"), |a, g| {
-            a.$op(word_ptr(g.mem()), g.r16())?;
-            Ok($undef)
-        });
+        forms!($v, $undef;
+            $op(r32, r32), $op(r16, r16), $op(r8, r8), $op(r32, imm32), $op(r32, imm8), $op(r16, imm8),
+            $op(r8, imm8), $op(m32, r32), $op(m8, imm8), $op(m16, r16));
     };
     ($v:ident, $op:ident, $undef:expr, with_load) => {
         alu!($v, $op, $undef);
-        t!($v, concat!(stringify!($op), " r32, m32"), |a, g| {
-            a.$op(g.r32(), dword_ptr(g.mem()))?;
-            Ok($undef)
-        });
-        t!($v, concat!(stringify!($op), " r8, m8"), |a, g| {
-            a.$op(g.r8(), byte_ptr(g.mem()))?;
-            Ok($undef)
-        });
+        forms!($v, $undef; $op(r32, m32), $op(r8, m8));
     };
 }
 
 macro_rules! unary {
     ($v:ident, $op:ident) => {
-        t!($v, concat!(stringify!($op), " r32"), |a, g| {
-            a.$op(g.r32())?;
-            Ok(0)
-        });
-        t!($v, concat!(stringify!($op), " r16"), |a, g| {
-            a.$op(g.r16())?;
-            Ok(0)
-        });
-        t!($v, concat!(stringify!($op), " r8"), |a, g| {
-            a.$op(g.r8())?;
-            Ok(0)
-        });
-        t!($v, concat!(stringify!($op), " m32"), |a, g| {
-            a.$op(dword_ptr(g.mem()))?;
-            Ok(0)
-        });
-        t!($v, concat!(stringify!($op), " m8"), |a, g| {
-            a.$op(byte_ptr(g.mem()))?;
-            Ok(0)
-        });
+        forms!($v, 0; $op(r32), $op(r16), $op(r8), $op(m32), $op(m8));
     };
 }
 
 macro_rules! shift {
     ($v:ident, $op:ident, $shl_or_shr:expr) => {
-        t!($v, concat!(stringify!($op), " r32, imm"), |a, g| {
-            let c = g.rng.count();
-            a.$op(g.r32(), c)?;
-            Ok(shift_undefined(c & 31, 32, $shl_or_shr))
-        });
-        t!($v, concat!(stringify!($op), " r16, imm"), |a, g| {
-            let c = g.rng.count();
-            a.$op(g.r16(), c)?;
-            Ok(shift_undefined(c & 31, 16, $shl_or_shr))
-        });
-        t!($v, concat!(stringify!($op), " r8, imm"), |a, g| {
-            let c = g.rng.count();
-            a.$op(g.r8(), c)?;
-            Ok(shift_undefined(c & 31, 8, $shl_or_shr))
-        });
-        t!($v, concat!(stringify!($op), " r32, 1"), |a, g| {
-            a.$op(g.r32(), 1)?;
-            Ok(shift_undefined(1, 32, $shl_or_shr))
-        });
-        t!($v, concat!(stringify!($op), " r32, cl"), |a, g| {
-            let c = g.cl_count();
-            a.$op(g.r32(), cl)?;
-            Ok(shift_undefined(c, 32, $shl_or_shr))
-        });
-        t!($v, concat!(stringify!($op), " r16, cl"), |a, g| {
-            let c = g.cl_count();
-            a.$op(g.r16(), cl)?;
-            Ok(shift_undefined(c, 16, $shl_or_shr))
-        });
-        t!($v, concat!(stringify!($op), " r8, cl"), |a, g| {
-            let c = g.cl_count();
-            a.$op(g.r8(), cl)?;
-            Ok(shift_undefined(c, 8, $shl_or_shr))
-        });
-        t!($v, concat!(stringify!($op), " m32, imm"), |a, g| {
-            let c = g.rng.count();
-            a.$op(dword_ptr(g.mem()), c)?;
-            Ok(shift_undefined(c & 31, 32, $shl_or_shr))
-        });
-        t!($v, concat!(stringify!($op), " m8, cl"), |a, g| {
-            let c = g.cl_count();
-            a.$op(byte_ptr(g.mem()), cl)?;
-            Ok(shift_undefined(c, 8, $shl_or_shr))
-        });
+        shift_forms!($v, |c, width| shift_undefined(c, width, $shl_or_shr);
+            $op(r32, imm), $op(r16, imm), $op(r8, imm), $op(r32, 1), $op(r32, cl), $op(r16, cl), $op(r8, cl),
+            $op(m32, imm), $op(m8, cl));
     };
 }
 
 macro_rules! rotate {
     ($v:ident, $op:ident) => {
-        t!($v, concat!(stringify!($op), " r32, imm"), |a, g| {
-            let c = g.rng.count();
-            a.$op(g.r32(), c)?;
-            Ok(rotate_undefined(c & 31))
+        shift_forms!($v, |c, _width| rotate_undefined(c);
+            $op(r32, imm), $op(r16, imm), $op(r8, imm), $op(r32, cl), $op(r8, cl), $op(m16, 1));
+    };
+}
+
+/// `div` or `idiv` of a register of each width; the divisor is picked first so the setup can
+/// shape the dividend around it.
+macro_rules! divide {
+    ($v:ident, $op:ident, $signed:expr) => {
+        t!($v, concat!(stringify!($op), " r32"), |a, g| {
+            let d = g.idx();
+            divide_setup(g, $signed, 32, Some(d));
+            a.$op(R32[d])?;
+            Ok(ARITH)
         });
-        t!($v, concat!(stringify!($op), " r16, imm"), |a, g| {
-            let c = g.rng.count();
-            a.$op(g.r16(), c)?;
-            Ok(rotate_undefined(c & 31))
+        t!($v, concat!(stringify!($op), " r16"), |a, g| {
+            let d = g.idx();
+            divide_setup(g, $signed, 16, Some(d));
+            a.$op(R16[d])?;
+            Ok(ARITH)
         });
-        t!($v, concat!(stringify!($op), " r8, imm"), |a, g| {
-            let c = g.rng.count();
-            a.$op(g.r8(), c)?;
-            Ok(rotate_undefined(c & 31))
-        });
-        t!($v, concat!(stringify!($op), " r32, cl"), |a, g| {
-            let c = g.cl_count();
-            a.$op(g.r32(), cl)?;
-            Ok(rotate_undefined(c))
-        });
-        t!($v, concat!(stringify!($op), " r8, cl"), |a, g| {
-            let c = g.cl_count();
-            a.$op(g.r8(), cl)?;
-            Ok(rotate_undefined(c))
-        });
-        t!($v, concat!(stringify!($op), " m16, 1"), |a, g| {
-            a.$op(word_ptr(g.mem()), 1)?;
-            Ok(0)
+        t!($v, concat!(stringify!($op), " r8"), |a, g| {
+            let d = g.idx().min(3);
+            divide_setup(g, $signed, 8, Some(d));
+            a.$op(R8[d])?;
+            Ok(ARITH)
         });
     };
 }
@@ -372,7 +309,7 @@ macro_rules! conditions {
             t!($v, stringify!($j), |a, g| {
                 let mut skip = a.create_label();
                 a.$j(skip)?;
-                a.mov(g.r32(), g.imm())?;
+                a.mov(g.r32(), g.imm32())?;
                 a.set_label(&mut skip)?;
                 a.inc(g.r32())?;
                 Ok(0)
@@ -431,12 +368,12 @@ fn templates() -> Vec<Template> {
     rotate!(v, rol);
     rotate!(v, ror);
     t!(v, "shld r32, r32, imm", |a, g| {
-        let c = g.rng.count();
+        let c = shift_count(g.rng);
         a.shld(g.r32(), g.r32(), c)?;
         Ok(shift_undefined(c & 31, 32, false))
     });
     t!(v, "shrd r32, r32, imm", |a, g| {
-        let c = g.rng.count();
+        let c = shift_count(g.rng);
         a.shrd(g.r32(), g.r32(), c)?;
         Ok(shift_undefined(c & 31, 32, false))
     });
@@ -451,100 +388,22 @@ fn templates() -> Vec<Template> {
         Ok(shift_undefined(c, 32, false))
     });
 
-    const MUL_UNDEF: u32 = SF | ZF | AF | PF;
-    t!(v, "mul r32", |a, g| {
-        a.mul(g.r32())?;
-        Ok(MUL_UNDEF)
-    });
-    t!(v, "mul r16", |a, g| {
-        a.mul(g.r16())?;
-        Ok(MUL_UNDEF)
-    });
-    t!(v, "mul r8", |a, g| {
-        a.mul(g.r8())?;
-        Ok(MUL_UNDEF)
-    });
-    t!(v, "mul m32", |a, g| {
-        a.mul(dword_ptr(g.mem()))?;
-        Ok(MUL_UNDEF)
-    });
-    t!(v, "imul r32", |a, g| {
-        a.imul(g.r32())?;
-        Ok(MUL_UNDEF)
-    });
-    t!(v, "imul r16", |a, g| {
-        a.imul(g.r16())?;
-        Ok(MUL_UNDEF)
-    });
-    t!(v, "imul r8", |a, g| {
-        a.imul(g.r8())?;
-        Ok(MUL_UNDEF)
-    });
-    t!(v, "imul r32, r32", |a, g| {
-        a.imul_2(g.r32(), g.r32())?;
-        Ok(MUL_UNDEF)
-    });
-    t!(v, "imul r16, r16", |a, g| {
-        a.imul_2(g.r16(), g.r16())?;
-        Ok(MUL_UNDEF)
-    });
-    t!(v, "imul r32, m32", |a, g| {
-        a.imul_2(g.r32(), dword_ptr(g.mem()))?;
-        Ok(MUL_UNDEF)
-    });
-    t!(v, "imul r32, r32, imm8", |a, g| {
-        a.imul_3(g.r32(), g.r32(), g.imm8())?;
-        Ok(MUL_UNDEF)
-    });
-    t!(v, "imul r32, r32, imm32", |a, g| {
-        a.imul_3(g.r32(), g.r32(), g.imm())?;
-        Ok(MUL_UNDEF)
-    });
-    t!(v, "imul r16, m16, imm", |a, g| {
-        a.imul_3(g.r16(), word_ptr(g.mem()), g.imm8())?;
-        Ok(MUL_UNDEF)
-    });
-    t!(v, "div r32", |a, g| {
-        let d = g.idx();
-        divide_setup(g, false, 32, Some(d));
-        a.div(R32[d])?;
-        Ok(ARITH)
-    });
-    t!(v, "div r16", |a, g| {
-        let d = g.idx();
-        divide_setup(g, false, 16, Some(d));
-        a.div(R16[d])?;
-        Ok(ARITH)
-    });
-    t!(v, "div r8", |a, g| {
-        let d = g.idx().min(3);
-        divide_setup(g, false, 8, Some(d));
-        a.div(R8[d])?;
-        Ok(ARITH)
-    });
+    forms!(v, SF | ZF | AF | PF;
+        mul(r32), mul(r16), mul(r8), mul(m32), imul(r32), imul(r16), imul(r8),
+        imul_2(r32, r32) as "imul r32, r32",
+        imul_2(r16, r16) as "imul r16, r16",
+        imul_2(r32, m32) as "imul r32, m32",
+        imul_3(r32, r32, imm8) as "imul r32, r32, imm8",
+        imul_3(r32, r32, imm32) as "imul r32, r32, imm32",
+        imul_3(r16, m16, imm8) as "imul r16, m16, imm8",
+    );
+    divide!(v, div, false);
     t!(v, "div m32", |a, g| {
         divide_setup(g, false, 32, None);
         a.div(dword_ptr(g.mem()))?;
         Ok(ARITH)
     });
-    t!(v, "idiv r32", |a, g| {
-        let d = g.idx();
-        divide_setup(g, true, 32, Some(d));
-        a.idiv(R32[d])?;
-        Ok(ARITH)
-    });
-    t!(v, "idiv r16", |a, g| {
-        let d = g.idx();
-        divide_setup(g, true, 16, Some(d));
-        a.idiv(R16[d])?;
-        Ok(ARITH)
-    });
-    t!(v, "idiv r8", |a, g| {
-        let d = g.idx().min(3);
-        divide_setup(g, true, 8, Some(d));
-        a.idiv(R8[d])?;
-        Ok(ARITH)
-    });
+    divide!(v, idiv, true);
     t!(v, "idiv MIN / -1", |a, g| {
         g.setup.regs[0] = 0x8000_0000;
         g.setup.regs[2] = 0xffff_ffff;
@@ -573,65 +432,14 @@ fn templates() -> Vec<Template> {
         (setg, cmovg, jg)
     );
 
-    t!(v, "mov r32, r32", |a, g| {
-        a.mov(g.r32(), g.r32())?;
-        Ok(0)
-    });
-    t!(v, "mov r8, r8", |a, g| {
-        a.mov(g.r8(), g.r8())?;
-        Ok(0)
-    });
-    t!(v, "mov r16, imm", |a, g| {
-        a.mov(g.r16(), g.imm8())?;
-        Ok(0)
-    });
-    t!(v, "mov m8, r8", |a, g| {
-        a.mov(byte_ptr(g.mem()), g.r8())?;
-        Ok(0)
-    });
-    t!(v, "mov m16, imm", |a, g| {
-        a.mov(word_ptr(g.mem()), g.imm8())?;
-        Ok(0)
-    });
-    t!(v, "mov r32, m32", |a, g| {
-        a.mov(g.r32(), dword_ptr(g.mem()))?;
-        Ok(0)
-    });
-    t!(v, "movzx r32, r8", |a, g| {
-        a.movzx(g.r32(), g.r8())?;
-        Ok(0)
-    });
-    t!(v, "movzx r32, r16", |a, g| {
-        a.movzx(g.r32(), g.r16())?;
-        Ok(0)
-    });
-    t!(v, "movzx r16, r8", |a, g| {
-        a.movzx(g.r16(), g.r8())?;
-        Ok(0)
-    });
-    t!(v, "movzx r32, m8", |a, g| {
-        a.movzx(g.r32(), byte_ptr(g.mem()))?;
-        Ok(0)
-    });
-    t!(v, "movsx r32, r8", |a, g| {
-        a.movsx(g.r32(), g.r8())?;
-        Ok(0)
-    });
-    t!(v, "movsx r32, r16", |a, g| {
-        a.movsx(g.r32(), g.r16())?;
-        Ok(0)
-    });
-    t!(v, "movsx r16, r8", |a, g| {
-        a.movsx(g.r16(), g.r8())?;
-        Ok(0)
-    });
-    t!(v, "movsx r32, m16", |a, g| {
-        a.movsx(g.r32(), word_ptr(g.mem()))?;
-        Ok(0)
-    });
+    forms!(v, 0;
+        mov(r32, r32), mov(r8, r8), mov(r16, imm8), mov(m8, r8), mov(m16, imm8), mov(r32, m32),
+        movzx(r32, r8), movzx(r32, r16), movzx(r16, r8), movzx(r32, m8),
+        movsx(r32, r8), movsx(r32, r16), movsx(r16, r8), movsx(r32, m16),
+    );
     t!(v, "lea r32, [b+i*s+d]", |a, g| {
         let s = g.rng.pick(&[1u32, 2, 4, 8]);
-        let d = g.imm();
+        let d = g.imm32();
         a.lea(g.r32(), g.r32() + g.r32() * s + d)?;
         Ok(0)
     });
@@ -646,45 +454,14 @@ fn templates() -> Vec<Template> {
         a.lea(g.r16(), g.r32() + d)?;
         Ok(0)
     });
-    t!(v, "xchg r32, r32", |a, g| {
-        a.xchg(g.r32(), g.r32())?;
-        Ok(0)
-    });
-    t!(v, "xchg r8, r8", |a, g| {
-        a.xchg(g.r8(), g.r8())?;
-        Ok(0)
-    });
-    t!(v, "xchg m32, r32", |a, g| {
-        a.xchg(dword_ptr(g.mem()), g.r32())?;
-        Ok(0)
-    });
-    t!(v, "bswap r32", |a, g| {
-        a.bswap(g.r32())?;
-        Ok(0)
-    });
-    t!(v, "cdq", |a, _g| {
-        a.cdq()?;
-        Ok(0)
-    });
-    t!(v, "cwd", |a, _g| {
-        a.cwd()?;
-        Ok(0)
-    });
-    t!(v, "cwde", |a, _g| {
-        a.cwde()?;
-        Ok(0)
-    });
-    t!(v, "cbw", |a, _g| {
-        a.cbw()?;
-        Ok(0)
-    });
+    forms!(v, 0; xchg(r32, r32), xchg(r8, r8), xchg(m32, r32), bswap(r32), cdq(), cwd(), cwde(), cbw());
     t!(v, "push r32; pop r32", |a, g| {
         a.push(g.r32())?;
         a.pop(g.r32())?;
         Ok(0)
     });
     t!(v, "push imm; push imm8", |a, g| {
-        a.push(g.imm())?;
+        a.push(g.imm32())?;
         a.push(g.imm8())?;
         Ok(0)
     });
@@ -720,14 +497,7 @@ fn templates() -> Vec<Template> {
         a.inc(g.r32())?;
         Ok(0)
     });
-    t!(v, "lahf", |a, _g| {
-        a.lahf()?;
-        Ok(0)
-    });
-    t!(v, "sahf", |a, _g| {
-        a.sahf()?;
-        Ok(0)
-    });
+    forms!(v, 0; lahf(), sahf());
     t!(v, "clc; cmc", |a, _g| {
         a.clc()?;
         a.cmc()?;
@@ -745,55 +515,17 @@ fn templates() -> Vec<Template> {
         a.std()?;
         Ok(0)
     });
-    t!(v, "bt r32, r32", |a, g| {
-        a.bt(g.r32(), g.r32())?;
-        Ok(OF | SF | AF | PF)
-    });
-    t!(v, "bt r16, imm", |a, g| {
-        a.bt(g.r16(), g.imm8() & 0x3f)?;
-        Ok(OF | SF | AF | PF)
-    });
-    t!(v, "bt m32, imm", |a, g| {
-        a.bt(dword_ptr(g.mem()), g.imm8() & 0x1f)?;
-        Ok(OF | SF | AF | PF)
-    });
-    t!(v, "bts r32, r32", |a, g| {
-        a.bts(g.r32(), g.r32())?;
-        Ok(OF | SF | AF | PF)
-    });
-    t!(v, "btr r16, r16", |a, g| {
-        a.btr(g.r16(), g.r16())?;
-        Ok(OF | SF | AF | PF)
-    });
-    t!(v, "btc m32, imm", |a, g| {
-        a.btc(dword_ptr(g.mem()), g.imm8() & 0x1f)?;
-        Ok(OF | SF | AF | PF)
-    });
-    t!(v, "bsf r32, r32", |a, g| {
-        a.bsf(g.r32(), g.r32())?;
-        Ok(CF | OF | SF | AF | PF)
-    });
-    t!(v, "bsr r32, r32", |a, g| {
-        a.bsr(g.r32(), g.r32())?;
-        Ok(CF | OF | SF | AF | PF)
-    });
-    t!(v, "bsf r16, m16", |a, g| {
-        a.bsf(g.r16(), word_ptr(g.mem()))?;
-        Ok(CF | OF | SF | AF | PF)
-    });
+    forms!(v, OF | SF | AF | PF;
+        bt(r32, r32), bt(r16, imm6), bt(m32, imm5), bts(r32, r32), btr(r16, r16), btc(m32, imm5),
+    );
+    forms!(v, CF | OF | SF | AF | PF; bsf(r32, r32), bsr(r32, r32), bsf(r16, m16));
 
-    t!(v, "xadd r32, r32", |a, g| {
-        a.xadd(g.r32(), g.r32())?;
-        Ok(0)
-    });
+    forms!(v, 0; xadd(r32, r32));
     t!(v, "lock xadd m32, r32", |a, g| {
         a.lock().xadd(dword_ptr(g.mem()), g.r32())?;
         Ok(0)
     });
-    t!(v, "xadd r8, r8", |a, g| {
-        a.xadd(g.r8(), g.r8())?;
-        Ok(0)
-    });
+    forms!(v, 0; xadd(r8, r8));
     t!(v, "cmpxchg r32, r32", |a, g| {
         // Half the cases compare equal.
         let (d, s) = (g.idx(), g.idx());
@@ -812,10 +544,7 @@ fn templates() -> Vec<Template> {
         a.lock().cmpxchg(dword_ptr(esp + off), g.r32())?;
         Ok(0)
     });
-    t!(v, "cmpxchg r8, r8", |a, g| {
-        a.cmpxchg(g.r8(), g.r8())?;
-        Ok(0)
-    });
+    forms!(v, 0; cmpxchg(r8, r8));
     t!(v, "pause; endbr32", |a, g| {
         a.pause()?;
         a.db(&[0xf3, 0x0f, 0x1e, 0xfb])?;
@@ -981,90 +710,37 @@ enum Result32 {
     DivideError,
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex"))
-        .collect()
-}
-
-fn build_harness() -> std::path::PathBuf {
-    let dir = common::scratch("oracle");
-    let exe = dir.join("harness32");
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/harness.c");
-    common::run_tool(
-        Command::new("gcc")
-            .args(["-m32", "-O1", "-static", "-o"])
-            .arg(&exe)
-            .arg(&src),
-        "the instruction oracle runs x86 code natively and needs `gcc -m32`: install gcc-12-multilib \
-         (apt-get install gcc-12-multilib)",
-    );
-    exe
-}
-
 /// Runs every case natively in one harness process; returns (esp at start, result) per case.
 fn run_native(cases: &[Case]) -> Vec<(u32, Result32)> {
-    let exe = build_harness();
-    let mut input = String::new();
-    for c in cases {
-        let r = &c.setup.regs;
-        input.push_str(&format!(
-            "{} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {}\n",
-            hex(&c.code),
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            r[5],
-            r[6],
-            r[7],
-            c.setup.eflags,
-            hex(&c.setup.window)
-        ));
-    }
-    let mut child = Command::new(&exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the harness");
-    let mut stdin = child.stdin.take().expect("harness stdin");
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().expect("harness output");
-    writer.join().expect("writer thread").expect("write to harness");
-    assert!(
-        out.status.success(),
-        "harness failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("utf-8 output");
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), cases.len(), "one result line per case");
-    lines
+    let exe = common::native_harness("harness.c", "harness32", &[]);
+    let inputs: Vec<HarnessCase> = cases
         .iter()
+        .map(|c| HarnessCase {
+            code: &c.code,
+            regs: c.setup.regs,
+            eflags: c.setup.eflags,
+            fields: vec![&c.setup.window],
+        })
+        .collect();
+    common::run_harness(&exe, &inputs)
+        .into_iter()
         .zip(cases)
-        .map(|(line, case)| {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            match f.first().copied() {
-                Some("fault") if f.get(1) == Some(&"8") => (0, Result32::DivideError),
-                Some("ok") if f.len() == 12 => {
-                    let n = |i: usize| u32::from_str_radix(f[i], 16).expect("hex register");
-                    let regs = [n(2), n(3), n(4), n(5), n(6), n(7), n(8), n(9)];
-                    (
-                        n(1),
-                        Result32::Done {
-                            regs,
-                            eflags: n(10),
-                            window: unhex(f[11]),
-                        },
-                    )
-                }
-                _ => panic!("{}: harness said `{line}` for {}", case.name, hex(&case.code)),
-            }
+        .map(|(result, case)| match result {
+            HarnessResult::Fault(8) => (0, Result32::DivideError),
+            HarnessResult::Done {
+                esp_in,
+                regs,
+                eflags,
+                mut fields,
+            } => (
+                esp_in,
+                Result32::Done {
+                    regs,
+                    eflags,
+                    window: fields.remove(0),
+                },
+            ),
+            other => panic!("{}: the harness said {other:?} for {}", case.name, hex_text(&case.code)),
         })
         .collect()
 }
@@ -1082,22 +758,9 @@ fn run_lifted(program_state: &rpt_ir::StateDesc, case: &Case, stack: u32) -> Res
     let mut program = Program::new(program_state.clone());
     program.functions.insert(entry, lifted.function);
     let mut interp = Interpreter::new(&program);
-    let desc = &program.state;
     let mut regs = case.setup.regs;
     regs[4] = stack;
-    for (slot, v) in GPRS.iter().zip(regs) {
-        interp.machine.state.set(desc, *slot, Val::Int(u64::from(v)));
-    }
-    for (slot, bit) in ARITH_FLAGS {
-        interp
-            .machine
-            .state
-            .set(desc, slot, Val::Int(u64::from((case.setup.eflags >> bit) & 1)));
-    }
-    interp
-        .machine
-        .state
-        .set(desc, DF, Val::Int(u64::from((case.setup.eflags >> 10) & 1)));
+    common::set_registers(&mut interp.machine, regs, case.setup.eflags);
     let base = u64::from(stack) - (WINDOW as u64 / 2);
     interp
         .machine
@@ -1106,34 +769,19 @@ fn run_lifted(program_state: &rpt_ir::StateDesc, case: &Case, stack: u32) -> Res
     let outcome = interp
         .run(entry, &mut NoEnvironment)
         .map_err(|e| format!("interpreter: {e}"))?;
+    let end = CODE_ADDR + case.code.len() as u64;
     match outcome {
         Outcome::Exited {
             reason: ExitReason::DivideError,
             ..
-        } => return Ok(Result32::DivideError),
-        Outcome::Exited {
-            reason: ExitReason::Halt,
-            pc,
-        } if pc == CODE_ADDR + case.code.len() as u64 => {}
-        other => return Err(format!("unexpected outcome {other:?}")),
+        } => Ok(Result32::DivideError),
+        halted if common::halted_at(&halted, end) => {
+            let (regs, eflags) = common::registers(&interp.machine);
+            let window = read_bytes(&interp.machine, AddrSpace::RAM, base, WINDOW);
+            Ok(Result32::Done { regs, eflags, window })
+        }
+        other => Err(format!("unexpected outcome {other:?}")),
     }
-    let mut out = [0u32; 8];
-    for (o, slot) in out.iter_mut().zip(GPRS) {
-        *o = interp.machine.state.get(desc, slot).int() as u32;
-    }
-    let mut eflags = 2;
-    for (slot, bit) in ARITH_FLAGS {
-        eflags |= (interp.machine.state.get(desc, slot).int() as u32 & 1) << bit;
-    }
-    eflags |= (interp.machine.state.get(desc, DF).int() as u32 & 1) << 10;
-    let window = (0..WINDOW as u64)
-        .map(|i| interp.machine.memory.read_u8(AddrSpace::RAM, base + i))
-        .collect();
-    Ok(Result32::Done {
-        regs: out,
-        eflags,
-        window,
-    })
 }
 
 fn describe(case: &Case) -> String {
@@ -1150,19 +798,18 @@ fn describe(case: &Case) -> String {
             Err(_) => break,
         }
     }
-    let r = &case.setup.regs;
+    let registers: Vec<String> = GPR_NAMES
+        .iter()
+        .zip(case.setup.regs)
+        .filter(|(name, _)| **name != "esp")
+        .map(|(name, value)| format!("{name}={value:08x}"))
+        .collect();
     format!(
-        "{} [{}] ({})\n  in:  eax={:08x} ecx={:08x} edx={:08x} ebx={:08x} ebp={:08x} esi={:08x} edi={:08x} eflags={:03x}",
+        "{} [{}] ({})\n  in:  {} eflags={:03x}",
         case.name,
         text.join("; "),
-        hex(&case.code),
-        r[0],
-        r[1],
-        r[2],
-        r[3],
-        r[5],
-        r[6],
-        r[7],
+        hex_text(&case.code),
+        registers.join(" "),
         case.setup.eflags
     )
 }
@@ -1184,10 +831,9 @@ fn compare(case: &Case, native: &Result32, lifted: &Result32) -> Option<String> 
         ) => {
             let mask = (ARITH | DF_BIT) & !case.undefined;
             let mut diffs = Vec::new();
-            const NAMES: [&str; 8] = ["eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi"];
             for i in 0..8 {
                 if nr[i] != lr[i] {
-                    diffs.push(format!("{}: native {:08x} lifted {:08x}", NAMES[i], nr[i], lr[i]));
+                    diffs.push(format!("{}: native {:08x} lifted {:08x}", GPR_NAMES[i], nr[i], lr[i]));
                 }
             }
             if nf & mask != lf & mask {
@@ -1211,7 +857,7 @@ fn compare(case: &Case, native: &Result32, lifted: &Result32) -> Option<String> 
                 ));
             }
             if nw != lw {
-                diffs.push(format!("stack window: native {} lifted {}", hex(nw), hex(lw)));
+                diffs.push(format!("stack window: native {} lifted {}", hex_text(nw), hex_text(lw)));
             }
             (!diffs.is_empty()).then(|| format!("{}\n  {}", describe(case), diffs.join("\n  ")))
         }

@@ -21,19 +21,19 @@ mod emit_support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use iced_x86::IcedError;
 use iced_x86::code_asm::*;
-use rpt_api::{GuestImage, GuestPlugin, HostPlugin, Severity, SourceFile};
+use rpt_api::{GuestPlugin, HostPlugin, Severity, SourceFile};
 use rpt_build::Toolchain;
 use rpt_guest_x86_pe::X86Pe;
-use rpt_guest_x86_pe::state::{ARITH_FLAGS, DF, GPRS, MXCSR, xmm_hi, xmm_lo};
+use rpt_guest_x86_pe::state::{MXCSR, xmm_hi, xmm_lo};
 use rpt_host_x86_64::X86_64Host;
 use rpt_ir::interp::{Interpreter, NoEnvironment, Outcome, Val};
 use rpt_ir::{AddrSpace, GuestAddr, Program};
+use rpt_testkit::interp::read_bytes;
+use rpt_testkit::{Rng, assert_no_failures, env_number, guest, run_tool};
 
 /// Cases in a default (CI) run.
 const DEFAULT_CASES: usize = 1600;
@@ -61,31 +61,25 @@ const ARITH_EFLAGS: u32 = 0x8d5;
 /// MXCSR's exception flags, which rpt does not compute.
 const MXCSR_FLAGS: u32 = 0x3f;
 
-/// splitmix64: a fixed-seed generator, so every run tests the same cases.
-struct Rng(u64);
+/// The random operands of SSE cases, drawn from the classes where SSE's rules differ most.
+trait SseValues {
+    /// A double's sign bit, at random.
+    fn sign64(&mut self) -> u64;
+    /// A double's bits.
+    fn double(&mut self) -> u64;
+    /// A float's bits.
+    fn float(&mut self) -> u32;
+    /// 64 bits of an xmm register or the window: one double or two floats.
+    fn lane64(&mut self) -> u64;
+    /// A GPR's value: edges of int32 and of a float's exact integers, small values, anything.
+    fn gpr(&mut self) -> u32;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len() as u64) as usize]
-    }
-
+impl SseValues for Rng {
     fn sign64(&mut self) -> u64 {
         (self.next() & 1) << 63
     }
 
-    /// A double's bits, from the classes where SSE's rules differ most.
     fn double(&mut self) -> u64 {
         const EDGES: [f64; 18] = [
             2147483647.0,
@@ -124,7 +118,6 @@ impl Rng {
         }
     }
 
-    /// A float's bits, from the same classes.
     fn float(&mut self) -> u32 {
         const EDGES: [f32; 12] = [
             2147483648.0,
@@ -158,7 +151,6 @@ impl Rng {
         }
     }
 
-    /// 64 bits of an xmm register or the window: one double or two floats.
     fn lane64(&mut self) -> u64 {
         if self.next() & 1 == 0 {
             self.double()
@@ -230,7 +222,8 @@ const XMMS: [AsmRegisterXmm; 8] = [xmm0, xmm1, xmm2, xmm3, xmm4, xmm5, xmm6, xmm
 /// Destinations of conversions to int32: every GPR but esp (the harness's) and ebp (the window).
 const DESTS: [AsmRegister32; 6] = [eax, ecx, edx, ebx, esi, edi];
 
-/// What a template draws its operands from.
+/// What a template draws its operands from; the operands the table names (`x`, `r32`, `src32`,
+/// `m32`, `m64`, `m128`, `a128`, `imm`) are the methods of the same names.
 struct Gen<'a> {
     rng: &'a mut Rng,
 }
@@ -240,12 +233,14 @@ impl Gen<'_> {
         self.rng.pick(&XMMS)
     }
 
+    /// A destination GPR: never esp (the harness's) or ebp (the window's address).
     fn r32(&mut self) -> AsmRegister32 {
         self.rng.pick(&DESTS)
     }
 
-    /// A cmpss/cmpsd predicate (0-7: eq, lt, le, unord, neq, nlt, nle, ord).
-    fn predicate(&mut self) -> u32 {
+    /// A cmpss/cmpsd predicate, the forms' only immediate (0-7: eq, lt, le, unord, neq, nlt, nle,
+    /// ord).
+    fn imm(&mut self) -> u32 {
         self.rng.below(8) as u32
     }
 
@@ -261,10 +256,23 @@ impl Gen<'_> {
         ebp + off
     }
 
+    fn m32(&mut self) -> AsmMemoryOperand {
+        dword_ptr(self.mem(4))
+    }
+
+    fn m64(&mut self) -> AsmMemoryOperand {
+        qword_ptr(self.mem(8))
+    }
+
+    /// 16 bytes in the window, as the unaligned moves take them.
+    fn m128(&mut self) -> AsmMemoryOperand {
+        xmmword_ptr(self.mem(16))
+    }
+
     /// A 16-byte aligned memory operand (the packed forms fault on others).
-    fn mem128(&mut self) -> AsmMemoryOperand {
+    fn a128(&mut self) -> AsmMemoryOperand {
         let off = 16 * self.rng.below(WINDOW_SIZE as u64 / 16) as i32 - 128;
-        ebp + off
+        xmmword_ptr(ebp + off)
     }
 }
 
@@ -276,133 +284,97 @@ struct Form {
     build: Build,
 }
 
+/// How an operand reads in a form's name: a source GPR is an `r32` and aligned memory an `m128`.
+macro_rules! operand_name {
+    (src32) => {
+        "r32"
+    };
+    (a128) => {
+        "m128"
+    };
+    ($kind:ident) => {
+        stringify!($kind)
+    };
+}
+
+/// A form's mnemonic: the assembler method's name, or the one given where they differ.
+macro_rules! mnemonic {
+    ($method:ident) => {
+        stringify!($method)
+    };
+    ($method:ident, $mnemonic:ident) => {
+        stringify!($mnemonic)
+    };
+}
+
+/// A table of forms, one row each: the assembler method, its operands (each drawn by the `Gen`
+/// method of its name) and, where the method's name is not the mnemonic, `as` the mnemonic. A form's name is its mnemonic and operands (`movsd x,m64`).
 macro_rules! forms {
-    ($($name:literal => |$a:ident, $g:ident| $body:expr,)*) => {
-        vec![$(Form { name: $name, build: |$a, $g| $body },)*]
+    ($($method:ident($first:ident $(, $rest:ident)*) $(as $mnemonic:ident)?),* $(,)?) => {
+        vec![$(Form {
+            name: concat!(
+                mnemonic!($method $(, $mnemonic)?), " ", operand_name!($first) $(, ",", operand_name!($rest))*
+            ),
+            build: |a, g| a.$method(g.$first() $(, g.$rest())*),
+        },)*]
     };
 }
 
 /// Every lifted SSE form.
 fn forms() -> Vec<Form> {
-    forms![
-        "movss x,x" => |a, g| a.movss(g.x(), g.x()),
-        "movss x,m32" => |a, g| a.movss(g.x(), dword_ptr(g.mem(4))),
-        "movss m32,x" => |a, g| a.movss(dword_ptr(g.mem(4)), g.x()),
-        "movsd x,x" => |a, g| a.movsd_2(g.x(), g.x()),
-        "movsd x,m64" => |a, g| a.movsd_2(g.x(), qword_ptr(g.mem(8))),
-        "movsd m64,x" => |a, g| a.movsd_2(qword_ptr(g.mem(8)), g.x()),
-        "movaps x,x" => |a, g| a.movaps(g.x(), g.x()),
-        "movaps x,m128" => |a, g| a.movaps(g.x(), xmmword_ptr(g.mem128())),
-        "movaps m128,x" => |a, g| a.movaps(xmmword_ptr(g.mem128()), g.x()),
-        "movapd x,x" => |a, g| a.movapd(g.x(), g.x()),
-        "movups x,x" => |a, g| a.movups(g.x(), g.x()),
-        "movups x,m128" => |a, g| a.movups(g.x(), xmmword_ptr(g.mem(16))),
-        "movups m128,x" => |a, g| a.movups(xmmword_ptr(g.mem(16)), g.x()),
-        "movupd x,x" => |a, g| a.movupd(g.x(), g.x()),
-        "movupd x,m128" => |a, g| a.movupd(g.x(), xmmword_ptr(g.mem(16))),
-        "movdqa x,x" => |a, g| a.movdqa(g.x(), g.x()),
-        "movdqu x,m128" => |a, g| a.movdqu(g.x(), xmmword_ptr(g.mem(16))),
-        "movdqu m128,x" => |a, g| a.movdqu(xmmword_ptr(g.mem(16)), g.x()),
-        "movd x,r32" => |a, g| a.movd(g.x(), g.src32()),
-        "movd x,m32" => |a, g| a.movd(g.x(), dword_ptr(g.mem(4))),
-        "movd r32,x" => |a, g| a.movd(g.r32(), g.x()),
-        "movd m32,x" => |a, g| a.movd(dword_ptr(g.mem(4)), g.x()),
-        "movq x,x" => |a, g| a.movq(g.x(), g.x()),
-        "movq x,m64" => |a, g| a.movq(g.x(), qword_ptr(g.mem(8))),
-        "movq m64,x" => |a, g| a.movq(qword_ptr(g.mem(8)), g.x()),
-        "addss x,x" => |a, g| a.addss(g.x(), g.x()),
-        "addss x,m32" => |a, g| a.addss(g.x(), dword_ptr(g.mem(4))),
-        "addsd x,x" => |a, g| a.addsd(g.x(), g.x()),
-        "addsd x,m64" => |a, g| a.addsd(g.x(), qword_ptr(g.mem(8))),
-        "subss x,x" => |a, g| a.subss(g.x(), g.x()),
-        "subss x,m32" => |a, g| a.subss(g.x(), dword_ptr(g.mem(4))),
-        "subsd x,x" => |a, g| a.subsd(g.x(), g.x()),
-        "subsd x,m64" => |a, g| a.subsd(g.x(), qword_ptr(g.mem(8))),
-        "mulss x,x" => |a, g| a.mulss(g.x(), g.x()),
-        "mulss x,m32" => |a, g| a.mulss(g.x(), dword_ptr(g.mem(4))),
-        "mulsd x,x" => |a, g| a.mulsd(g.x(), g.x()),
-        "mulsd x,m64" => |a, g| a.mulsd(g.x(), qword_ptr(g.mem(8))),
-        "divss x,x" => |a, g| a.divss(g.x(), g.x()),
-        "divss x,m32" => |a, g| a.divss(g.x(), dword_ptr(g.mem(4))),
-        "divsd x,x" => |a, g| a.divsd(g.x(), g.x()),
-        "divsd x,m64" => |a, g| a.divsd(g.x(), qword_ptr(g.mem(8))),
-        "sqrtss x,x" => |a, g| a.sqrtss(g.x(), g.x()),
-        "sqrtss x,m32" => |a, g| a.sqrtss(g.x(), dword_ptr(g.mem(4))),
-        "sqrtsd x,x" => |a, g| a.sqrtsd(g.x(), g.x()),
-        "sqrtsd x,m64" => |a, g| a.sqrtsd(g.x(), qword_ptr(g.mem(8))),
-        "minss x,x" => |a, g| a.minss(g.x(), g.x()),
-        "minss x,m32" => |a, g| a.minss(g.x(), dword_ptr(g.mem(4))),
-        "minsd x,x" => |a, g| a.minsd(g.x(), g.x()),
-        "minsd x,m64" => |a, g| a.minsd(g.x(), qword_ptr(g.mem(8))),
-        "maxss x,x" => |a, g| a.maxss(g.x(), g.x()),
-        "maxss x,m32" => |a, g| a.maxss(g.x(), dword_ptr(g.mem(4))),
-        "maxsd x,x" => |a, g| a.maxsd(g.x(), g.x()),
-        "maxsd x,m64" => |a, g| a.maxsd(g.x(), qword_ptr(g.mem(8))),
-        "comiss x,x" => |a, g| a.comiss(g.x(), g.x()),
-        "comiss x,m32" => |a, g| a.comiss(g.x(), dword_ptr(g.mem(4))),
-        "comisd x,x" => |a, g| a.comisd(g.x(), g.x()),
-        "comisd x,m64" => |a, g| a.comisd(g.x(), qword_ptr(g.mem(8))),
-        "ucomiss x,x" => |a, g| a.ucomiss(g.x(), g.x()),
-        "ucomiss x,m32" => |a, g| a.ucomiss(g.x(), dword_ptr(g.mem(4))),
-        "ucomisd x,x" => |a, g| a.ucomisd(g.x(), g.x()),
-        "ucomisd x,m64" => |a, g| a.ucomisd(g.x(), qword_ptr(g.mem(8))),
-        "cmpss x,x,imm" => |a, g| a.cmpss(g.x(), g.x(), g.predicate()),
-        "cmpss x,m32,imm" => |a, g| a.cmpss(g.x(), dword_ptr(g.mem(4)), g.predicate()),
-        "cmpsd x,x,imm" => |a, g| a.cmpsd_3(g.x(), g.x(), g.predicate()),
-        "cmpsd x,m64,imm" => |a, g| a.cmpsd_3(g.x(), qword_ptr(g.mem(8)), g.predicate()),
-        "movmskps r32,x" => |a, g| a.movmskps(g.r32(), g.x()),
-        "movmskpd r32,x" => |a, g| a.movmskpd(g.r32(), g.x()),
-        "cvtsi2ss x,r32" => |a, g| a.cvtsi2ss(g.x(), g.src32()),
-        "cvtsi2ss x,m32" => |a, g| a.cvtsi2ss(g.x(), dword_ptr(g.mem(4))),
-        "cvtsi2sd x,r32" => |a, g| a.cvtsi2sd(g.x(), g.src32()),
-        "cvtsi2sd x,m32" => |a, g| a.cvtsi2sd(g.x(), dword_ptr(g.mem(4))),
-        "cvtss2sd x,x" => |a, g| a.cvtss2sd(g.x(), g.x()),
-        "cvtss2sd x,m32" => |a, g| a.cvtss2sd(g.x(), dword_ptr(g.mem(4))),
-        "cvtsd2ss x,x" => |a, g| a.cvtsd2ss(g.x(), g.x()),
-        "cvtsd2ss x,m64" => |a, g| a.cvtsd2ss(g.x(), qword_ptr(g.mem(8))),
-        "cvtss2si r32,x" => |a, g| a.cvtss2si(g.r32(), g.x()),
-        "cvtss2si r32,m32" => |a, g| a.cvtss2si(g.r32(), dword_ptr(g.mem(4))),
-        "cvtsd2si r32,x" => |a, g| a.cvtsd2si(g.r32(), g.x()),
-        "cvtsd2si r32,m64" => |a, g| a.cvtsd2si(g.r32(), qword_ptr(g.mem(8))),
-        "cvttss2si r32,x" => |a, g| a.cvttss2si(g.r32(), g.x()),
-        "cvttss2si r32,m32" => |a, g| a.cvttss2si(g.r32(), dword_ptr(g.mem(4))),
-        "cvttsd2si r32,x" => |a, g| a.cvttsd2si(g.r32(), g.x()),
-        "cvttsd2si r32,m64" => |a, g| a.cvttsd2si(g.r32(), qword_ptr(g.mem(8))),
-        "andps x,x" => |a, g| a.andps(g.x(), g.x()),
-        "andps x,m128" => |a, g| a.andps(g.x(), xmmword_ptr(g.mem128())),
-        "andpd x,x" => |a, g| a.andpd(g.x(), g.x()),
-        "andpd x,m128" => |a, g| a.andpd(g.x(), xmmword_ptr(g.mem128())),
-        "andnps x,x" => |a, g| a.andnps(g.x(), g.x()),
-        "andnpd x,m128" => |a, g| a.andnpd(g.x(), xmmword_ptr(g.mem128())),
-        "orps x,x" => |a, g| a.orps(g.x(), g.x()),
-        "orpd x,m128" => |a, g| a.orpd(g.x(), xmmword_ptr(g.mem128())),
-        "xorps x,x" => |a, g| a.xorps(g.x(), g.x()),
-        "xorpd x,x" => |a, g| a.xorpd(g.x(), g.x()),
-        "xorpd x,m128" => |a, g| a.xorpd(g.x(), xmmword_ptr(g.mem128())),
-        "pxor x,x" => |a, g| a.pxor(g.x(), g.x()),
-        "pand x,m128" => |a, g| a.pand(g.x(), xmmword_ptr(g.mem128())),
-        "pandn x,x" => |a, g| a.pandn(g.x(), g.x()),
-        "por x,x" => |a, g| a.por(g.x(), g.x()),
-        "unpcklps x,x" => |a, g| a.unpcklps(g.x(), g.x()),
-        "unpcklps x,m128" => |a, g| a.unpcklps(g.x(), xmmword_ptr(g.mem128())),
-        "unpcklpd x,x" => |a, g| a.unpcklpd(g.x(), g.x()),
-        "unpcklpd x,m128" => |a, g| a.unpcklpd(g.x(), xmmword_ptr(g.mem128())),
-        "cvtps2pd x,x" => |a, g| a.cvtps2pd(g.x(), g.x()),
-        "cvtps2pd x,m64" => |a, g| a.cvtps2pd(g.x(), qword_ptr(g.mem(8))),
-        "ldmxcsr m32" => |a, g| ldmxcsr(a, g, false),
-        "ldmxcsr+stmxcsr" => |a, g| ldmxcsr(a, g, true),
-    ]
+    // One line per instruction, or per family of scalar and packed twins; the order is the
+    // order in which cases start with each form.
+    let mut forms = forms! {
+        movss(x, x), movss(x, m32), movss(m32, x),
+        movsd_2(x, x) as movsd, movsd_2(x, m64) as movsd, movsd_2(m64, x) as movsd,
+        movaps(x, x), movaps(x, a128), movaps(a128, x), movapd(x, x),
+        movups(x, x), movups(x, m128), movups(m128, x), movupd(x, x), movupd(x, m128),
+        movdqa(x, x), movdqu(x, m128), movdqu(m128, x),
+        movd(x, src32), movd(x, m32), movd(r32, x), movd(m32, x),
+        movq(x, x), movq(x, m64), movq(m64, x),
+        addss(x, x), addss(x, m32), addsd(x, x), addsd(x, m64),
+        subss(x, x), subss(x, m32), subsd(x, x), subsd(x, m64),
+        mulss(x, x), mulss(x, m32), mulsd(x, x), mulsd(x, m64),
+        divss(x, x), divss(x, m32), divsd(x, x), divsd(x, m64),
+        sqrtss(x, x), sqrtss(x, m32), sqrtsd(x, x), sqrtsd(x, m64),
+        minss(x, x), minss(x, m32), minsd(x, x), minsd(x, m64),
+        maxss(x, x), maxss(x, m32), maxsd(x, x), maxsd(x, m64),
+        comiss(x, x), comiss(x, m32), comisd(x, x), comisd(x, m64),
+        ucomiss(x, x), ucomiss(x, m32), ucomisd(x, x), ucomisd(x, m64),
+        cmpss(x, x, imm), cmpss(x, m32, imm), cmpsd_3(x, x, imm) as cmpsd, cmpsd_3(x, m64, imm) as cmpsd,
+        movmskps(r32, x), movmskpd(r32, x),
+        cvtsi2ss(x, src32), cvtsi2ss(x, m32), cvtsi2sd(x, src32), cvtsi2sd(x, m32),
+        cvtss2sd(x, x), cvtss2sd(x, m32), cvtsd2ss(x, x), cvtsd2ss(x, m64),
+        cvtss2si(r32, x), cvtss2si(r32, m32), cvtsd2si(r32, x), cvtsd2si(r32, m64),
+        cvttss2si(r32, x), cvttss2si(r32, m32), cvttsd2si(r32, x), cvttsd2si(r32, m64),
+        andps(x, x), andps(x, a128), andpd(x, x), andpd(x, a128),
+        andnps(x, x), andnpd(x, a128),
+        orps(x, x), orpd(x, a128),
+        xorps(x, x), xorpd(x, x), xorpd(x, a128),
+        pxor(x, x), pand(x, a128), pandn(x, x), por(x, x),
+        unpcklps(x, x), unpcklps(x, a128), unpcklpd(x, x), unpcklpd(x, a128),
+        cvtps2pd(x, x), cvtps2pd(x, m64),
+    };
+    forms.push(Form {
+        name: "ldmxcsr m32",
+        build: |a, g| ldmxcsr(a, g, false),
+    });
+    forms.push(Form {
+        name: STORE_MXCSR,
+        build: |a, g| ldmxcsr(a, g, true),
+    });
+    forms
 }
 
 /// `ldmxcsr` of a valid value with every exception masked (written into the window first by
 /// integer code), optionally followed by `stmxcsr` into the window.
 fn ldmxcsr(a: &mut CodeAssembler, g: &mut Gen<'_>, store: bool) -> Result<(), IcedError> {
     let value = 0x1f80 | ((g.rng.below(4) as u32) << 13) | (g.rng.next() as u32 & MXCSR_FLAGS);
-    let at = g.mem(4);
-    a.mov(dword_ptr(at), value)?;
-    a.ldmxcsr(dword_ptr(at))?;
+    let at = g.m32();
+    a.mov(at, value)?;
+    a.ldmxcsr(at)?;
     if store {
-        a.stmxcsr(dword_ptr(g.mem(4)))?;
+        a.stmxcsr(g.m32())?;
     }
     Ok(())
 }
@@ -484,46 +456,15 @@ fn input_stream(cases: &[Case]) -> Vec<u8> {
     out
 }
 
-/// Runs a program with `input` on stdin and returns its stdout; panics if it fails.
-fn run_with_input(cmd: &mut Command, input: Vec<u8>, what: &str) -> Vec<u8> {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {what}: {e}"));
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().expect("wait");
-    let _ = writer.join();
-    assert!(
-        out.status.success(),
-        "{what} failed ({}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
 fn parse_states(bytes: &[u8], count: usize, what: &str) -> Vec<State> {
     assert_eq!(bytes.len(), count * STATE_SIZE, "{what} wrote {} bytes", bytes.len());
     bytes.chunks_exact(STATE_SIZE).map(State::from_bytes).collect()
 }
 
-fn native_run(cases: &[Case], input: Vec<u8>) -> Vec<State> {
-    let exe = common::scratch("oracle_sse").join("harness_sse");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/harness_sse.c");
-    common::run_tool(
-        Command::new("gcc")
-            .args(["-m32", "-msse2", "-O1", "-static", "-Wall", "-o"])
-            .arg(&exe)
-            .arg(&src),
-        "the SSE oracle runs x86 code natively and needs `gcc -m32`: install gcc-12-multilib",
-    );
-    let out = run_with_input(&mut Command::new(&exe), input, "the native SSE harness");
-    parse_states(&out, cases.len(), "the native harness")
+fn native_run(cases: &[Case], input: &[u8]) -> Vec<State> {
+    let exe = common::native_harness("harness_sse.c", "harness_sse", &["-msse2"]);
+    let out = run_tool(&mut Command::new(&exe), input, "the native SSE harness");
+    parse_states(&out.stdout, cases.len(), "the native harness")
 }
 
 /// Lifts one case (its bytes and a closing `ret`), verified.
@@ -546,15 +487,10 @@ fn interpret(case: &Case, program: &Program) -> Result<State, String> {
     let mut interp = Interpreter::new(program);
     interp.steps_left = 100_000;
     let s = &case.init;
+    let mut gpr = s.gpr;
+    gpr[4] = STACK;
+    common::set_registers(&mut interp.machine, gpr, s.eflags);
     let st = &mut interp.machine.state;
-    for (slot, v) in GPRS.iter().zip(s.gpr) {
-        st.set(desc, *slot, Val::Int(u64::from(v)));
-    }
-    st.set(desc, GPRS[4], Val::Int(u64::from(STACK)));
-    for (slot, bit) in ARITH_FLAGS {
-        st.set(desc, slot, Val::Int(u64::from((s.eflags >> bit) & 1)));
-    }
-    st.set(desc, DF, Val::Int(0));
     st.set(desc, MXCSR, Val::Int(u64::from(s.mxcsr)));
     for (n, [lo, hi]) in s.xmm.iter().enumerate() {
         st.set(desc, xmm_lo(n as u32), Val::Int(*lo));
@@ -570,20 +506,14 @@ fn interpret(case: &Case, program: &Program) -> Result<State, String> {
     }
     let m = &interp.machine;
     let get = |slot| m.state.get(desc, slot).int();
-    let mut gpr: [u32; 8] = std::array::from_fn(|n| get(GPRS[n]) as u32);
+    let (mut gpr, eflags) = common::registers(m);
     gpr[4] = 0;
-    let mut eflags = 2;
-    for (slot, bit) in ARITH_FLAGS {
-        eflags |= (get(slot) as u32 & 1) << bit;
-    }
     Ok(State {
         gpr,
         eflags,
         mxcsr: get(MXCSR) as u32,
         xmm: std::array::from_fn(|n| [get(xmm_lo(n as u32)), get(xmm_hi(n as u32))]),
-        window: (0..WINDOW_SIZE as u64)
-            .map(|k| m.memory.read_u8(AddrSpace::RAM, u64::from(WINDOW_BASE) + k))
-            .collect(),
+        window: read_bytes(m, AddrSpace::RAM, u64::from(WINDOW_BASE), WINDOW_SIZE),
     })
 }
 
@@ -682,12 +612,7 @@ fn compiled_run(cases: &[Case], programs: &[Program]) -> Vec<State> {
         program.functions.extend(p.functions.clone());
     }
     let entry = GuestAddr(u64::from(CODE_BASE));
-    let image = GuestImage {
-        segments: Vec::new(),
-        entry,
-        exports: BTreeMap::new(),
-        imports: Vec::new(),
-    };
+    let image = guest::image_without_segments(entry);
     let mut extra = vec![SourceFile {
         path: "guest/driver.c".to_string(),
         contents: driver_source(),
@@ -704,7 +629,7 @@ fn compiled_run(cases: &[Case], programs: &[Program]) -> Vec<State> {
     let _ = std::fs::remove_dir_all(&dir);
     let src = dir.join("src");
     // Two shards, so that two cores compile in parallel.
-    let jobs = emit_support::write_generation(&src, &program, &image, entry, &extra, 2);
+    let jobs = emit_support::write_generation(&src, &program, &image, entry, &extra, 2, false);
     let mut settings = X86_64Host.compiler();
     // The driver's main replaces the runtime's.
     settings
@@ -712,13 +637,13 @@ fn compiled_run(cases: &[Case], programs: &[Program]) -> Vec<State> {
         .extend(["-Wall", "-Wextra", "-Werror", "-Dmain=rpt_runtime_main"].map(String::from));
     let toolchain = Toolchain::probe(settings).unwrap_or_else(|e| panic!("{e}"));
     let binary = emit_support::build(&dir, &src, &jobs, &toolchain);
-    let out = run_with_input(
+    let out = run_tool(
         &mut Command::new(&binary),
-        states_stream(cases),
+        &states_stream(cases),
         "the compiled SSE fuzz driver",
     );
     let _ = std::fs::remove_dir_all(&dir);
-    parse_states(&out, cases.len(), "the compiled driver")
+    parse_states(&out.stdout, cases.len(), "the compiled driver")
 }
 
 // ---------------------------------------------------------------- comparison
@@ -768,35 +693,19 @@ fn differences(want: &State, got: &State) -> Vec<String> {
             ));
         }
     }
-    if let Some(k) = (0..WINDOW_SIZE).find(|&k| want.window[k] != got.window[k]) {
-        out.push(format!(
-            "memory at {:#010x}: want {:02x?} got {:02x?}",
-            WINDOW_BASE as usize + k,
-            &want.window[k..(k + 8).min(WINDOW_SIZE)],
-            &got.window[k..(k + 8).min(WINDOW_SIZE)]
-        ));
-    }
+    out.extend(rpt_testkit::memory_difference(
+        u64::from(WINDOW_BASE),
+        &want.window,
+        &got.window,
+    ));
     out
-}
-
-fn env_number(name: &str, default: u64) -> u64 {
-    match std::env::var(name) {
-        Ok(v) => {
-            let v = v.trim();
-            let parsed = match v.strip_prefix("0x") {
-                Some(hex) => u64::from_str_radix(hex, 16),
-                None => v.parse(),
-            };
-            parsed.unwrap_or_else(|_| panic!("{name}={v} is not a number"))
-        }
-        Err(_) => default,
-    }
 }
 
 #[test]
 fn sse_forms_match_the_cpu_in_the_interpreter_and_in_compiled_c() {
     let count = env_number("RPT_SSE_FUZZ_CASES", DEFAULT_CASES as u64) as usize;
     let seed = env_number("RPT_SSE_FUZZ_SEED", DEFAULT_SEED);
+    assert!(seed != 0, "RPT_SSE_FUZZ_SEED: xorshift cannot start from 0");
     // Cases are placed CASE_STRIDE bytes apart below the stack.
     assert!(
         count as u64 * u64::from(CASE_STRIDE) <= u64::from(STACK - CODE_BASE),
@@ -804,7 +713,7 @@ fn sse_forms_match_the_cpu_in_the_interpreter_and_in_compiled_c() {
     );
     let cases = generate(count, seed);
     let input = input_stream(&cases);
-    let native = native_run(&cases, input);
+    let native = native_run(&cases, &input);
 
     let mut failures = Vec::new();
     let mut programs = Vec::new();
@@ -854,13 +763,5 @@ fn sse_forms_match_the_cpu_in_the_interpreter_and_in_compiled_c() {
         .filter(|n| !per_form.contains_key(n))
         .collect();
     assert!(missing.is_empty(), "forms never generated: {missing:?}");
-    if !failures.is_empty() {
-        let shown: Vec<&String> = failures.iter().take(20).collect();
-        panic!(
-            "{} of {} cases differ from the CPU (first 20):\n{}",
-            failures.len(),
-            cases.len(),
-            shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n\n")
-        );
-    }
+    assert_no_failures(&failures, cases.len(), "cases differ from the CPU", 20);
 }

@@ -1,10 +1,11 @@
 //! The x87 instruction oracle: each case is one x87 instruction form with a random x87 state
 //! (stack contents with zeros, denormals, infinities, quiet and signalling NaNs; TOP; tags; the
 //! control word with random precision and rounding control; the status word's flags), random
-//! registers, flags and a stack window. It runs natively (tests/oracle/harness_x87.c: `frstor`,
-//! the code, `fnsave`) and lifted in the IR interpreter, and everything must agree: the eight GPRs,
-//! EFLAGS, the window, and the whole x87 state (control word, status word with TOP and the
-//! exception flags, the valid/empty tags, all eight physical registers, empty ones included).
+//! registers, flags and a stack window. It runs natively (tests/oracle/harness.c built with
+//! `-DHARNESS_X87`: `frstor`, the code, `fnsave`) and lifted in the IR interpreter, and everything
+//! must agree: the eight GPRs, EFLAGS, the window, and the whole x87 state (control word, status
+//! word with TOP and the exception flags, the valid/empty tags, all eight physical registers,
+//! empty ones included).
 //! The lifted run happens twice: in the IR interpreter, and compiled to C by the emitter with
 //! clang-19 for this x86-64 host and linked with the real runtime and x87.c (one driver program
 //! runs every case; each case ends in `hlt`, whose exit the driver's guest part turns into a
@@ -26,18 +27,26 @@
 
 mod common;
 
+use common::{HarnessCase, HarnessResult};
+// The emitter's test support lays out a generation's sources as `rpt` does.
+#[path = "../../../framework/emit-c/tests/common/generation.rs"]
+mod generation;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use iced_x86::IcedError;
 use iced_x86::code_asm::*;
-use rpt_api::{GuestImage, GuestPlugin, Severity};
+use rpt_api::{GuestImage, GuestOptions, GuestPlugin, Severity, SourceFile};
 use rpt_guest_x86_pe::X86Pe;
-use rpt_guest_x86_pe::state::{ARITH_FLAGS, DF, FPU_CW, FPU_SW, FPU_TAGS, FPU_TOP, GPRS, ST_E, ST_M};
+use rpt_guest_x86_pe::interp::call_helper_in;
+use rpt_guest_x86_pe::state::{FPU_CW, FPU_SW, FPU_TAGS, FPU_TOP, ST_E, ST_M};
 use rpt_guest_x86_pe::x87::{F80, Fpu, Model, sw};
-use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcome, Val};
-use rpt_ir::{AddrSpace, ExitReason, GuestAddr, Program};
+use rpt_ir::interp::Interpreter;
+use rpt_ir::{AddrSpace, GuestAddr, Program};
+use rpt_testkit::guest::{self, hex_text};
+use rpt_testkit::interp::{HelperEnv, read_bytes};
+use rpt_testkit::{Rng, assert_no_failures};
 
 const CODE_ADDR: u64 = 0x1000;
 const WINDOW: usize = 128;
@@ -50,52 +59,35 @@ const C3: u16 = sw::C3;
 const C023: u16 = C0 | C2 | C3;
 const ALL_C: u16 = C0 | C1 | C2 | C3;
 
-/// xorshift64*: a fixed seed, so every run tests the same cases.
-struct Rng(u64);
+/// An 80-bit value: specials, denormals, integers, values near 1 and across the whole range.
+fn random_f80(rng: &mut Rng) -> F80 {
+    let sign = if rng.below(2) == 0 { 0 } else { 0x8000 };
+    let r = rng.next();
+    let (m, e) = match rng.below(14) {
+        0 => (0, 0),
+        1 => (1 << 63, 0x7fff),
+        2 => (0xc000_0000_0000_0000 | (r >> 2 & nan_payload_mask(rng)), 0x7fff),
+        3 => (0x8000_0000_0000_0000 | ((r >> 2) | 1), 0x7fff),
+        4 => (r >> 1 >> rng.below(60), 0),
+        5 => {
+            let f = f64::from_bits(rng.next());
+            return from_f64(if f.is_finite() { f } else { 1.5 });
+        }
+        6 => {
+            return from_f64((rng.below(20_000) as f64 - 10_000.0) / [1.0, 2.0, 4.0, 10.0][rng.below(4) as usize]);
+        }
+        7 => (r | 1 << 63, 0x3fff - 2 + rng.below(5) as u16),
+        8 => (r | 1 << 63, 1 + rng.below(0x100) as u16),
+        9 => (r | 1 << 63, 0x7ffe - rng.below(0x100) as u16),
+        10 => (r | 1 << 63, 0x3fff + rng.below(64) as u16),
+        _ => (r | 1 << 63, 0x3fff - 70 + rng.below(140) as u16),
+    };
+    F80 { m, se: e | sign }
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    /// An 80-bit value: specials, denormals, integers, values near 1 and across the whole range.
-    fn f80(&mut self) -> F80 {
-        let sign = if self.below(2) == 0 { 0 } else { 0x8000 };
-        let r = self.next();
-        let (m, e) = match self.below(14) {
-            0 => (0, 0),
-            1 => (1 << 63, 0x7fff),
-            2 => (0xc000_0000_0000_0000 | (r >> 2 & self.pick_mask()), 0x7fff),
-            3 => (0x8000_0000_0000_0000 | ((r >> 2) | 1), 0x7fff),
-            4 => (r >> 1 >> self.below(60), 0),
-            5 => {
-                let f = f64::from_bits(self.next());
-                return from_f64(if f.is_finite() { f } else { 1.5 });
-            }
-            6 => {
-                return from_f64(
-                    (self.below(20_000) as f64 - 10_000.0) / [1.0, 2.0, 4.0, 10.0][self.below(4) as usize],
-                );
-            }
-            7 => (r | 1 << 63, 0x3fff - 2 + self.below(5) as u16),
-            8 => (r | 1 << 63, 1 + self.below(0x100) as u16),
-            9 => (r | 1 << 63, 0x7ffe - self.below(0x100) as u16),
-            10 => (r | 1 << 63, 0x3fff + self.below(64) as u16),
-            _ => (r | 1 << 63, 0x3fff - 70 + self.below(140) as u16),
-        };
-        F80 { m, se: e | sign }
-    }
-
-    /// Sometimes a NaN payload of zero (the indefinite when the sign is set).
-    fn pick_mask(&mut self) -> u64 {
-        if self.below(4) == 0 { 0 } else { u64::MAX }
-    }
+/// Sometimes a NaN payload of zero (the indefinite when the sign is set).
+fn nan_payload_mask(rng: &mut Rng) -> u64 {
+    if rng.below(4) == 0 { 0 } else { u64::MAX }
 }
 
 fn from_f64(f: f64) -> F80 {
@@ -143,7 +135,7 @@ impl Gen<'_> {
     }
     /// A memory operand whose bytes hold `bytes` (or stay random, now and then).
     fn mem(&mut self, bytes: &[u8]) -> AsmMemoryOperand {
-        let off = OFFSETS[self.rng.below(OFFSETS.len() as u64) as usize];
+        let off = self.rng.pick(&OFFSETS);
         if self.rng.below(8) != 0 {
             let at = (WINDOW as i32 / 2 + off) as usize;
             self.setup.window[at..at + bytes.len()].copy_from_slice(bytes);
@@ -151,17 +143,17 @@ impl Gen<'_> {
         esp + off
     }
     fn m32f(&mut self) -> AsmMemoryOperand {
-        let v = self.rng.f80();
+        let v = random_f80(self.rng);
         let f = f64::from_bits(to_f64_bits(v)) as f32;
         let bits = if self.rng.below(6) == 0 {
-            self.rng.next() as u32
+            self.rng.u32()
         } else {
             f.to_bits()
         };
         dword_ptr(self.mem(&bits.to_le_bytes()))
     }
     fn m64f(&mut self) -> AsmMemoryOperand {
-        let v = self.rng.f80();
+        let v = random_f80(self.rng);
         let bits = if self.rng.below(6) == 0 {
             self.rng.next()
         } else {
@@ -170,7 +162,7 @@ impl Gen<'_> {
         qword_ptr(self.mem(&bits.to_le_bytes()))
     }
     fn m80(&mut self) -> AsmMemoryOperand {
-        let v = self.rng.f80();
+        let v = random_f80(self.rng);
         tword_ptr(self.mem(&v.to_bytes()))
     }
     fn int(&mut self, bytes: usize) -> AsmMemoryOperand {
@@ -186,7 +178,7 @@ impl Gen<'_> {
             (1 << 63) - 1,
         ];
         let v = match self.rng.below(3) {
-            0 => edges[self.rng.below(edges.len() as u64) as usize],
+            0 => self.rng.pick(&edges),
             1 => self.rng.below(2000).wrapping_sub(1000),
             _ => self.rng.next(),
         };
@@ -205,7 +197,7 @@ impl Gen<'_> {
     fn cw_mem(&mut self) -> AsmMemoryOperand {
         // Always written: random bytes could unmask exceptions, which would trap natively.
         let cw = random_cw(self.rng);
-        let off = OFFSETS[self.rng.below(OFFSETS.len() as u64) as usize];
+        let off = self.rng.pick(&OFFSETS);
         let at = (WINDOW as i32 / 2 + off) as usize;
         self.setup.window[at..at + 2].copy_from_slice(&cw.to_le_bytes());
         word_ptr(esp + off)
@@ -377,7 +369,7 @@ fn random_fpu(rng: &mut Rng) -> Fpu {
     };
     let mut regs = [F80::ZERO; 8];
     for r in &mut regs {
-        *r = rng.f80();
+        *r = random_f80(rng);
     }
     let flags = (rng.next() as u16) & (sw::EXCEPTIONS | sw::SF | ALL_C);
     Fpu {
@@ -457,17 +449,21 @@ struct Case {
     regions: bool,
 }
 
+/// A case's code followed by `hlt`: the lifted function ends where the native run jumps to its
+/// epilogue.
+fn ending_in_hlt(case: &Case) -> Vec<u8> {
+    let mut bytes = case.code.clone();
+    bytes.push(0xf4);
+    bytes
+}
+
 /// The lifted function of a case, after the x87-regions pass when the case asks for it.
 fn lift_case(case: &Case, image: &GuestImage, entry: GuestAddr) -> rpt_api::LiftResult {
     let mut lifted = common::lift_verified(image, entry, &BTreeSet::from([entry]));
     if case.regions {
-        let plugin = X86Pe;
-        let state = plugin.state(&Default::default());
-        let helpers: BTreeMap<String, rpt_ir::HelperDecl> = plugin
-            .helpers(&Default::default())
-            .into_iter()
-            .map(|h| (h.name.clone(), h))
-            .collect();
+        let options = GuestOptions::new();
+        let state = X86Pe.state(&options);
+        let helpers = guest::helpers_of(&X86Pe, &options);
         rpt_pass_x87_regions::run_on_function(&mut lifted.function, &state, &helpers)
             .expect("the x86 guest has the x87 slots and helpers");
         let mut program = Program::new(state);
@@ -488,7 +484,7 @@ fn random_setup(rng: &mut Rng) -> Setup {
     }
     let mut regs = [0u32; 8];
     for r in &mut regs {
-        *r = rng.next() as u32;
+        *r = rng.u32();
     }
     Setup {
         regs,
@@ -589,125 +585,46 @@ struct Outcome32 {
     fpu: Fpu,
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex byte"))
-        .collect()
-}
-
-/// Builds the native harness once per test process: the tests of this file run in parallel and
-/// would otherwise write the same files at once.
-fn build_harness() -> std::path::PathBuf {
-    static HARNESS: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    HARNESS
-        .get_or_init(|| {
-            let dir = common::scratch("oracle-x87");
-            let src = dir.join("harness_x87.c");
-            let exe = dir.join("harness_x87");
-            std::fs::write(&src, include_str!("oracle/harness_x87.c")).expect("write harness");
-            common::run_tool(
-                Command::new("gcc")
-                    .args(["-m32", "-O1", "-static", "-o"])
-                    .arg(&exe)
-                    .arg(&src),
-                "the x87 oracle runs x87 code natively and needs `gcc -m32`: install gcc-12-multilib",
-            );
-            exe
-        })
-        .clone()
-}
-
 /// Runs every case natively in one harness process; returns (esp at start, outcome) per case.
 fn run_native(cases: &[Case]) -> Vec<(u32, Outcome32)> {
-    let exe = build_harness();
-    let mut input = String::new();
-    for c in cases {
-        let r = &c.setup.regs;
-        input.push_str(&format!(
-            "{} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x} {} {}\n",
-            hex(&c.code),
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            r[5],
-            r[6],
-            r[7],
-            c.setup.eflags,
-            hex(&c.setup.window),
-            hex(&fsave_image(&c.setup.fpu))
-        ));
-    }
-    let mut child = Command::new(&exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the harness");
-    let mut stdin = child.stdin.take().expect("harness stdin");
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().expect("harness output");
-    writer.join().expect("writer thread").expect("write to harness");
-    assert!(
-        out.status.success(),
-        "harness failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("utf-8 output");
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), cases.len(), "one result line per case");
-    lines
+    let exe = common::native_harness("harness.c", "harness_x87", &["-DHARNESS_X87"]);
+    let fsave_images: Vec<Vec<u8>> = cases.iter().map(|c| fsave_image(&c.setup.fpu)).collect();
+    let inputs: Vec<HarnessCase> = cases
         .iter()
+        .zip(&fsave_images)
+        .map(|(c, fsave)| HarnessCase {
+            code: &c.code,
+            regs: c.setup.regs,
+            eflags: c.setup.eflags,
+            fields: vec![&c.setup.window, fsave],
+        })
+        .collect();
+    common::run_harness(&exe, &inputs)
+        .into_iter()
         .zip(cases)
-        .map(|(line, case)| {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            if f.first() != Some(&"ok") || f.len() != 13 {
-                panic!("{}: harness said `{line}` for {}", case.name, hex(&case.code));
-            }
-            let n = |i: usize| u32::from_str_radix(f[i], 16).expect("hex register");
-            (
-                n(1),
+        .map(|(result, case)| match result {
+            HarnessResult::Done {
+                esp_in,
+                regs,
+                eflags,
+                fields,
+            } => (
+                esp_in,
                 Outcome32 {
-                    regs: [n(2), n(3), n(4), n(5), n(6), n(7), n(8), n(9)],
-                    eflags: n(10),
-                    window: unhex(f[11]),
-                    fpu: from_fsave(&unhex(f[12])),
+                    regs,
+                    eflags,
+                    window: fields[0].clone(),
+                    fpu: from_fsave(&fields[1]),
                 },
-            )
+            ),
+            fault => panic!("{}: the harness said {fault:?} for {}", case.name, hex_text(&case.code)),
         })
         .collect()
-}
-
-/// The interpreter's environment: the x87 helpers of one value model only.
-struct X87Env(Model);
-
-impl Environment for X87Env {
-    fn call_extern(
-        &mut self,
-        _: GuestAddr,
-        _: &mut MachineState,
-    ) -> Result<Option<rpt_ir::interp::Outcome>, InterpError> {
-        Ok(None)
-    }
-    fn call_helper(
-        &mut self,
-        name: &str,
-        args: &[Val],
-        m: &mut MachineState,
-    ) -> Result<Option<Option<Val>>, InterpError> {
-        rpt_guest_x86_pe::interp::call_helper_in(self.0, name, args, m)
-    }
 }
 
 /// Lifts and interprets one case with the native run's starting esp.
 fn run_lifted(case: &Case, stack: u32, model: Model) -> Result<Outcome32, String> {
-    let mut bytes = case.code.clone();
-    bytes.push(0xf4); // hlt: the lifted function ends where the native run jumps to its epilogue
-    let image = common::code_image(CODE_ADDR, &bytes);
+    let image = common::code_image(CODE_ADDR, &ending_in_hlt(case));
     let entry = GuestAddr(CODE_ADDR);
     let lifted = lift_case(case, &image, entry);
     if let Some(d) = lifted.diagnostics.iter().find(|d| d.severity == Severity::Error) {
@@ -722,16 +639,8 @@ fn run_lifted(case: &Case, stack: u32, model: Model) -> Result<Outcome32, String
     let mut interp = Interpreter::new(&program);
     let mut regs = case.setup.regs;
     regs[4] = stack;
-    for (slot, v) in GPRS.iter().zip(regs) {
-        interp.machine.state.set(&desc, *slot, Val::Int(u64::from(v)));
-    }
-    for (slot, bit) in ARITH_FLAGS {
-        interp
-            .machine
-            .state
-            .set(&desc, slot, Val::Int(u64::from((case.setup.eflags >> bit) & 1)));
-    }
-    interp.machine.state.set(&desc, DF, Val::Int(0));
+    // DF stays clear: the cases' flags are the arithmetic ones only.
+    common::set_registers(&mut interp.machine, regs, case.setup.eflags & ARITH);
     case.setup.fpu.to_machine(&desc, &mut interp.machine);
     let base = u64::from(stack) - (WINDOW as u64 / 2);
     interp
@@ -739,26 +648,17 @@ fn run_lifted(case: &Case, stack: u32, model: Model) -> Result<Outcome32, String
         .memory
         .write_bytes(AddrSpace::RAM, base, &case.setup.window);
     match interp
-        .run(entry, &mut X87Env(model))
+        .run(
+            entry,
+            &mut HelperEnv::new(|name, args, m| call_helper_in(model, name, args, m)),
+        )
         .map_err(|e| format!("interpreter: {e}"))?
     {
-        Outcome::Exited {
-            reason: ExitReason::Halt,
-            pc,
-        } if pc == CODE_ADDR + case.code.len() as u64 => {}
+        halted if common::halted_at(&halted, CODE_ADDR + case.code.len() as u64) => {}
         other => return Err(format!("unexpected outcome {other:?}")),
     }
-    let mut out = [0u32; 8];
-    for (o, slot) in out.iter_mut().zip(GPRS) {
-        *o = interp.machine.state.get(&desc, slot).int() as u32;
-    }
-    let mut eflags = 2;
-    for (slot, bit) in ARITH_FLAGS {
-        eflags |= (interp.machine.state.get(&desc, slot).int() as u32 & 1) << bit;
-    }
-    let window = (0..WINDOW as u64)
-        .map(|i| interp.machine.memory.read_u8(AddrSpace::RAM, base + i))
-        .collect();
+    let (out, eflags) = common::registers(&interp.machine);
+    let window = read_bytes(&interp.machine, AddrSpace::RAM, base, WINDOW);
     // The slots the model keeps, read back directly so a slot the helpers forget shows up here.
     let mut fpu = Fpu::from_machine(&desc, &interp.machine);
     fpu.cw = interp.machine.state.get(&desc, FPU_CW).int() as u16;
@@ -783,7 +683,7 @@ fn run_lifted(case: &Case, stack: u32, model: Model) -> Result<Outcome32, String
 fn describe_failure(label: &str, case: &Case, differences: &[String]) -> String {
     format!(
         "{label} ({})\n  in: {}\n  {}",
-        hex(&case.code),
+        hex_text(&case.code),
         show_fpu(&case.setup.fpu),
         differences.join("\n  ")
     )
@@ -814,8 +714,8 @@ fn differences(case: &Case, native: &Outcome32, lifted: &Outcome32) -> Vec<Strin
     if native.window != lifted.window {
         d.push(format!(
             "window: native {} lifted {}",
-            hex(&native.window),
-            hex(&lifted.window)
+            hex_text(&native.window),
+            hex_text(&lifted.window)
         ));
     }
     let (n, l) = (&native.fpu, &lifted.fpu);
@@ -840,6 +740,7 @@ const DRIVER: &str = r#"/* The x87 oracle's driver for compiled cases (tests/ora
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#undef main
 
 /* The guest part's hooks: each case ends in hlt, whose exit comes back to the loop. */
 static jmp_buf case_done;
@@ -931,118 +832,43 @@ fn run_compiled(cases: &[Case], stacks: &[u32], unit: CUnit) -> Vec<Outcome32> {
         }
     ));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("runtime")).expect("mkdir");
-    std::fs::create_dir_all(dir.join("guest")).expect("mkdir");
     let plugin = X86Pe;
-    let state = plugin.state(&Default::default());
-    let helpers: BTreeMap<String, rpt_ir::HelperDecl> = plugin
-        .helpers(&Default::default())
-        .into_iter()
-        .map(|h| (h.name.clone(), h))
-        .collect();
-    let externs = BTreeMap::new();
-    let memory = plugin.memory_model("win32-console", &Default::default());
-    let ctx = rpt_emit_c::EmitContext {
-        state: &state,
-        helpers: &helpers,
-        externs: &externs,
-        memory,
-        listing_name: "x87.lst",
-        memarg: false,
-    };
-    let mut emitted = Vec::new();
-    let mut all = BTreeSet::new();
+    let options = GuestOptions::new();
+    let mut program = Program::new(plugin.state(&options));
+    program.helpers = guest::helpers_of(&plugin, &options);
     for (i, case) in cases.iter().enumerate() {
-        let mut bytes = case.code.clone();
-        bytes.push(0xf4); // hlt
         let entry = GuestAddr(case_addr(i));
-        let image = common::code_image(entry.0, &bytes);
-        let lifted = lift_case(case, &image, entry);
-        let e = rpt_emit_c::emit_function(&lifted.function, &ctx).unwrap_or_else(|e| panic!("{}: {e}", case.name));
-        all.insert(entry);
-        emitted.push(e);
+        let image = common::code_image(entry.0, &ending_in_hlt(case));
+        program.functions.insert(entry, lift_case(case, &image, entry).function);
     }
-    let half = emitted.len() / 2;
-    let mut sources = vec![
-        ("cpu.h".to_string(), rpt_emit_c::cpu_header(&state, memory, &helpers)),
-        (
-            "functab.c".to_string(),
-            rpt_emit_c::function_table(&all, &externs, GuestAddr(case_addr(0)), false),
-        ),
-        (
-            "image.c".to_string(),
-            rpt_emit_c::image_source(&GuestImage {
-                segments: Vec::new(),
-                entry: GuestAddr(case_addr(0)),
-                exports: BTreeMap::new(),
-                imports: Vec::new(),
-            }),
-        ),
-        ("driver.c".to_string(), DRIVER.to_string()),
-    ];
-    for (i, part) in [&emitted[..half], &emitted[half..]].iter().enumerate() {
-        let refs: Vec<&rpt_emit_c::EmittedFunction> = part.iter().collect();
-        sources.push((format!("cases{i}.c"), rpt_emit_c::shard_source(&refs, &externs, false)));
-    }
-    for f in rpt_runtime::sources() {
-        sources.push((f.path, f.contents));
-    }
-    for f in plugin
-        .runtime_sources("win32-console", &Default::default())
-        .expect("platform")
-    {
-        if f.path.contains("x87") {
-            sources.push((f.path, f.contents));
-        }
-    }
-    for (path, text) in &sources {
-        std::fs::write(dir.join(path), text).expect("write C source");
-    }
-    let children: Vec<_> = sources
-        .iter()
-        .map(|(p, _)| p)
-        .filter(|p| p.ends_with(".c"))
-        .map(|f| {
-            let obj = dir.join(format!("{}.o", f.replace('/', "_")));
-            let mut cmd = Command::new("clang-19");
-            cmd.current_dir(&dir)
-                .args([
-                    "-O1",
-                    "-fno-strict-aliasing",
-                    "-w",
-                    "-I",
-                    ".",
-                    "-Dmain=rpt_runtime_main",
-                    "-c",
-                ])
-                .arg(f.as_str())
-                .arg("-o")
-                .arg(&obj);
-            if f.as_str() == "driver.c" {
-                cmd.arg("-Umain");
-            }
-            match unit {
-                CUnit::Host => {}
-                CUnit::Soft => {
-                    cmd.arg("-DRPT_X87_SOFT");
-                }
-                CUnit::F64 => {
-                    cmd.arg("-DRPT_X87_F64");
-                }
-            }
-            (f.clone(), obj, cmd.spawn().expect("clang-19 runs (install clang-19)"))
-        })
-        .collect();
-    let mut objects = Vec::new();
-    for (f, obj, mut child) in children {
-        assert!(child.wait().expect("clang").success(), "compiling {f} failed");
-        objects.push(obj);
-    }
-    let exe = dir.join("x87-driver");
-    common::run_tool(
-        Command::new("clang-19").args(&objects).args(["-lm", "-o"]).arg(&exe),
-        "linking the x87 driver",
+    let mut extra = vec![SourceFile {
+        path: "driver.c".into(),
+        contents: DRIVER.into(),
+    }];
+    extra.extend(
+        plugin
+            .runtime_sources("win32-console", &options)
+            .expect("platform")
+            .into_iter()
+            .filter(|f| f.path.contains("x87")),
     );
+    let entry = GuestAddr(case_addr(0));
+    let memory = plugin.memory_model("win32-console", &options);
+    let files = generation::generation_sources(
+        &program,
+        memory,
+        &guest::image_without_segments(entry),
+        entry,
+        &extra,
+        2,
+        false,
+    );
+    let unit_flags: &[&str] = match unit {
+        CUnit::Host => &[],
+        CUnit::Soft => &["-DRPT_X87_SOFT"],
+        CUnit::F64 => &["-DRPT_X87_F64"],
+    };
+    let exe = generation::build_driver(&dir, &files, unit_flags, "x87-driver");
     let mut input = (cases.len() as u32).to_le_bytes().to_vec();
     for (i, (case, &stack)) in cases.iter().zip(stacks).enumerate() {
         input.extend_from_slice(&(case_addr(i) as u32).to_le_bytes());
@@ -1064,22 +890,7 @@ fn run_compiled(cases: &[Case], stacks: &[u32], unit: CUnit) -> Vec<Outcome32> {
             input.extend_from_slice(&r.se.to_le_bytes());
         }
     }
-    let mut child = Command::new(&exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the x87 driver");
-    let mut stdin = child.stdin.take().expect("driver stdin");
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().expect("driver output");
-    writer.join().expect("writer thread").expect("write to the driver");
-    assert!(
-        out.status.success(),
-        "the x87 driver failed ({}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = rpt_testkit::run_tool(&mut Command::new(&exe), &input, "the compiled x87 driver");
     assert_eq!(out.stdout.len(), WIRE_OUT * cases.len(), "one state per case");
     out.stdout
         .chunks(WIRE_OUT)
@@ -1118,10 +929,7 @@ fn run_compiled(cases: &[Case], stacks: &[u32], unit: CUnit) -> Vec<Outcome32> {
 
 #[test]
 fn x87_forms_agree_with_this_cpu() {
-    let per_form = std::env::var("RPT_X87_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(30);
+    let per_form = rpt_testkit::env_number("RPT_X87_FUZZ_CASES", 30) as usize;
     let only = std::env::var("RPT_X87_FUZZ_FORM").ok();
     let mut cases = make_cases(per_form);
     cases.retain(|c| only.as_deref().is_none_or(|o| o == c.name));
@@ -1168,7 +976,7 @@ fn x87_forms_agree_with_this_cpu() {
             failures.push(format!(
                 "{} ({})\n  in: {}\n  {p}",
                 case.name,
-                hex(&case.code),
+                hex_text(&case.code),
                 show_fpu(&case.setup.fpu)
             ));
         }
@@ -1193,13 +1001,8 @@ fn x87_forms_agree_with_this_cpu() {
             *failing_forms.entry(t).or_default() += 1;
         }
     }
-    assert!(
-        failures.is_empty(),
-        "failing forms: {failing_forms:?}\n{} of {} cases differ from this CPU; the first ones:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.iter().take(12).cloned().collect::<Vec<_>>().join("\n")
-    );
+    let what = format!("cases differ from this CPU (failing forms: {failing_forms:?})");
+    assert_no_failures(&failures, cases.len(), &what, 12);
 }
 
 /// The forms the x87-regions pass keeps in its regions (the sequence cases draw from these), by
@@ -1257,10 +1060,7 @@ fn make_sequence_cases(count: usize) -> Vec<Case> {
 
 #[test]
 fn x87_regions_agree_with_this_cpu() {
-    let count = std::env::var("RPT_X87_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .map_or(1500, |n| n * 50);
+    let count = rpt_testkit::env_number("RPT_X87_FUZZ_CASES", 30) as usize * 50;
     let cases = make_sequence_cases(count);
     let native = run_native(&cases);
     let stacks: Vec<u32> = native.iter().map(|(s, _)| *s).collect();
@@ -1271,9 +1071,7 @@ fn x87_regions_agree_with_this_cpu() {
     let mut failures = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         let (stack, want) = &native[i];
-        let mut image_bytes = case.code.clone();
-        image_bytes.push(0xf4);
-        let image = common::code_image(CODE_ADDR, &image_bytes);
+        let image = common::code_image(CODE_ADDR, &ending_in_hlt(case));
         let lifted = lift_case(case, &image, GuestAddr(CODE_ADDR));
         let value_forms = lifted
             .function
@@ -1310,12 +1108,11 @@ fn x87_regions_agree_with_this_cpu() {
         cases.len()
     );
     assert!(regions * 2 > cases.len(), "too few sequences became regions: {regions}");
-    assert!(
-        failures.is_empty(),
-        "{} of {} sequences differ from this CPU with x87-regions; the first ones:\n{}",
-        failures.len(),
+    assert_no_failures(
+        &failures,
         cases.len(),
-        failures.iter().take(8).cloned().collect::<Vec<_>>().join("\n")
+        "sequences differ from this CPU with x87-regions",
+        8,
     );
 }
 
@@ -1372,10 +1169,7 @@ fn normal_double(rng: &mut Rng) -> f64 {
 /// Not compared: C1 (the round-up bit) and the precision flag, which the fast path does not keep.
 #[test]
 fn f64_model_matches_the_cpu_at_53_bit_precision() {
-    let per_form = std::env::var("RPT_X87_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(30);
+    let per_form = rpt_testkit::env_number("RPT_X87_FUZZ_CASES", 30) as usize;
     let mut rng = Rng(0x5353_f640_2026_1202);
     let mut cases = make_cases(per_form);
     cases.retain(|c| F64_FORMS.iter().any(|f| c.name.starts_with(f)));
@@ -1412,7 +1206,7 @@ fn f64_model_matches_the_cpu_at_53_bit_precision() {
             failures.push(format!(
                 "{} ({}): interpreter and compiled C differ\n    interpreted {}\n    compiled    {}",
                 case.name,
-                hex(&case.code),
+                hex_text(&case.code),
                 show_fpu(&got.fpu),
                 show_fpu(&from_c.fpu)
             ));
@@ -1447,11 +1241,5 @@ fn f64_model_matches_the_cpu_at_53_bit_precision() {
         compared * 2 > cases.len(),
         "too few cases compared with the CPU: {compared}"
     );
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases fail; the first ones:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.iter().take(12).cloned().collect::<Vec<_>>().join("\n")
-    );
+    assert_no_failures(&failures, cases.len(), "cases fail", 12);
 }

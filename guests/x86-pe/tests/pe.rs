@@ -7,7 +7,7 @@ mod common;
 use std::process::Command;
 use std::sync::OnceLock;
 
-use rpt_api::{GuestError, GuestImage, GuestPlugin, Seeds, Severity};
+use rpt_api::{GuestError, GuestImage, GuestPlugin, Seeds};
 use rpt_guest_x86_pe::X86Pe;
 use rpt_ir::{GuestAddr, Terminator};
 
@@ -258,11 +258,7 @@ fn randomly_corrupted_images_never_panic() {
 fn discovery_finds_called_and_address_taken_functions() {
     let image = sample_image();
     let discovery = X86Pe.discover(&image, &Seeds::default());
-    let errors: Vec<_> = discovery
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity >= Severity::Warning)
-        .collect();
+    let errors = common::worrying(&discovery.diagnostics);
     assert!(errors.is_empty(), "{errors:#?}");
     assert!(discovery.functions.contains(&image.entry));
     assert!(discovery.functions.contains(&image.exports["sample_version"]));

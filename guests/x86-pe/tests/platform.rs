@@ -5,11 +5,15 @@
 //! and a return address pushed on the guest stack) and checks what comes back.
 
 mod common;
+// The runtime's test support: the hosts and the runtime each builds.
+#[path = "../../../framework/runtime/tests/common/mod.rs"]
+mod host_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use rpt_api::{CEnvironment, GuestPlugin, HostPlugin, Runner, SourceFile};
+use host_support::{command_on, hosts, runtime_for};
+use rpt_api::{GuestPlugin, HostPlugin, SourceFile};
 use rpt_guest_x86_pe::X86Pe;
 use rpt_guest_x86_pe::state::state_desc;
 
@@ -153,26 +157,11 @@ void f_00401000(struct cpu *restrict c)
 }
 "#;
 
-fn hosts() -> Vec<Box<dyn HostPlugin>> {
-    vec![
-        Box::new(rpt_host_x86_64::X86_64Host),
-        Box::new(rpt_host_aarch64::Aarch64Host),
-        Box::new(rpt_host_loongarch64::Loongarch64Host),
-    ]
-}
-
 /// Writes the runtime (with the C-library host part or the host's shim), `cpu.h`, the platform and
 /// the fake guest into `dir`, compiles each with the host's own flags (warnings are errors; the
 /// guest's files also get -Wmissing-prototypes and plain C11) and links them with the host's flags.
 fn build_for(host: &dyn HostPlugin, dir: &Path) -> PathBuf {
-    let mut files = match host.environment() {
-        CEnvironment::Libc => rpt_runtime::sources(),
-        CEnvironment::Freestanding { shim } => {
-            let mut files = rpt_runtime::freestanding_sources();
-            files.extend(shim);
-            files
-        }
-    };
+    let mut files = runtime_for(host);
     let runtime_count = files.len();
     files.extend(
         X86Pe
@@ -232,14 +221,7 @@ fn the_c_parts_compile_cleanly_and_behave_on_every_host() {
         let name = host.info().name;
         let dir = common::scratch(&format!("platform-{name}"));
         let exe = build_for(host.as_ref(), &dir);
-        let mut cmd = match host.runner() {
-            Runner::Native => Command::new(&exe),
-            Runner::Emulator { program, args } => {
-                let mut cmd = Command::new(program);
-                cmd.args(args).arg(&exe);
-                cmd
-            }
-        };
+        let mut cmd = command_on(host.as_ref(), &exe);
         let out = cmd
             .args(["alpha", "b c", "q\"x", "", "tail\\"])
             .output()

@@ -7,12 +7,14 @@
 //! compared wherever something may read them: at an exit, and whenever an extern or a state-reading
 //! helper is called (the environment records the whole state at each such call).
 
+use std::cell::RefCell;
 use std::path::Path;
 
-use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcome, StateValues, Val};
+use rpt_ir::interp::{InterpError, MachineState, Outcome, StateValues, Val};
 use rpt_ir::parse::parse_program;
 use rpt_ir::print::write_program;
 use rpt_ir::{AddrSpace, ExitReason, GuestAddr, Program, SlotLayout, SlotRole, StateDesc};
+use rpt_testkit::interp::{HelperEnv, empty_machine, run_from};
 use rpt_testkit::{Rng, filetest};
 
 fn render(program: &mut Program) -> String {
@@ -50,31 +52,6 @@ fn golden_programs() {
     });
 }
 
-/// Records the whole state at every extern and state-reading helper call.
-struct Recorder {
-    log: Vec<(String, StateValues)>,
-}
-
-impl Environment for Recorder {
-    fn call_extern(&mut self, addr: GuestAddr, machine: &mut MachineState) -> Result<Option<Outcome>, InterpError> {
-        self.log.push((addr.function_name(), machine.state.clone()));
-        Ok(Some(Outcome::Returned))
-    }
-
-    fn call_helper(
-        &mut self,
-        name: &str,
-        args: &[Val],
-        machine: &mut MachineState,
-    ) -> Result<Option<Option<Val>>, InterpError> {
-        let arg = args.first().map_or(0, |a| a.int());
-        if name == "probe" {
-            self.log.push((name.to_string(), machine.state.clone()));
-        }
-        Ok(Some(Some(Val::Int((arg.wrapping_mul(3) + 1) & 0xffff_ffff))))
-    }
-}
-
 fn random_state(desc: &StateDesc, rng: &mut Rng) -> StateValues {
     let mut values = StateValues::new(desc);
     for (id, slot) in desc.iter() {
@@ -104,18 +81,35 @@ fn without_flags(desc: &StateDesc, values: &StateValues) -> StateValues {
     out
 }
 
+/// The whole state at each extern call and each call of the state-reading helper `@probe`, with
+/// the callee's name.
+type CallLog = Vec<(String, StateValues)>;
+
+/// Runs `entry` from `start` with every extern returning at once and every helper computing
+/// `3 * arg + 1`; returns the outcome, the state at each call that may read flags, and the end.
 fn run(
     program: &Program,
     entry: GuestAddr,
     start: &StateValues,
-) -> (Result<Outcome, InterpError>, Recorder, MachineState) {
-    let mut it = Interpreter::new(program);
-    it.machine.state = start.clone();
-    it.machine.memory.write_bytes(AddrSpace::RAM, 0x1000, &[0x5a; 64]);
-    it.steps_left = 100_000;
-    let mut env = Recorder { log: Vec::new() };
-    let outcome = it.run(entry, &mut env);
-    (outcome, env, it.machine)
+) -> (Result<Outcome, InterpError>, CallLog, MachineState) {
+    let log = RefCell::new(CallLog::new());
+    let mut env = HelperEnv::new(|name, args, machine| {
+        if name == "probe" {
+            log.borrow_mut().push((name.to_string(), machine.state.clone()));
+        }
+        let arg = args.first().map_or(0, |a| a.int());
+        Ok(Some(Some(Val::Int((arg.wrapping_mul(3) + 1) & 0xffff_ffff))))
+    })
+    .with_externs(|addr, machine| {
+        log.borrow_mut().push((addr.function_name(), machine.state.clone()));
+        Ok(Some(Outcome::Returned))
+    });
+    let mut machine = empty_machine(&program.state);
+    machine.state = start.clone();
+    machine.memory.write_bytes(AddrSpace::RAM, 0x1000, &[0x5a; 64]);
+    let (outcome, end) = run_from(program, entry, machine, Some(100_000), &mut env);
+    drop(env);
+    (outcome, log.into_inner(), end)
 }
 
 fn check_equivalent(name: &str, before: &Program, after: &Program) {
@@ -130,7 +124,7 @@ fn check_equivalent(name: &str, before: &Program, after: &Program) {
             assert_eq!(o1, o2, "{what}: outcome");
             assert_eq!(m1.memory, m2.memory, "{what}: memory");
             assert_eq!(
-                log1.log, log2.log,
+                log1, log2,
                 "{what}: the state seen by externs and state-reading helpers"
             );
             match o1 {

@@ -15,9 +15,10 @@ use std::path::Path;
 use rpt_api::{GuestImage, GuestPlugin};
 use rpt_guest_x86_pe::X86Pe;
 use rpt_guest_x86_pe::state::{ESP, FPU_CW, FPU_SW, FPU_TAGS, FPU_TOP, GPRS, ST_E, ST_M};
-use rpt_ir::interp::{Environment, InterpError, Interpreter, MachineState, Outcome, Val};
+use rpt_ir::interp::{MachineState, Outcome, Val};
 use rpt_ir::print::function_to_string;
 use rpt_ir::{AddrSpace, Function, GuestAddr, HelperDecl, Program, StateDesc};
+use rpt_testkit::interp::{HelperEnv, empty_machine, run_from};
 use rpt_testkit::{Rng, filetest, guest};
 
 const CODE: u64 = 0x0040_1000;
@@ -76,24 +77,6 @@ fn golden_functions() {
     });
 }
 
-/// The guest's x87 helpers, nothing else.
-struct X87Only;
-
-impl Environment for X87Only {
-    fn call_extern(&mut self, _: GuestAddr, _: &mut MachineState) -> Result<Option<Outcome>, InterpError> {
-        Ok(None)
-    }
-
-    fn call_helper(
-        &mut self,
-        name: &str,
-        args: &[Val],
-        machine: &mut MachineState,
-    ) -> Result<Option<Option<Val>>, InterpError> {
-        rpt_guest_x86_pe::interp::call_helper(name, args, machine)
-    }
-}
-
 /// A register value: small integers, ordinary numbers, zeros, infinities and NaNs.
 fn register(rng: &mut Rng) -> (u64, u16) {
     let sign = (rng.next() as u16) & 0x8000;
@@ -109,10 +92,7 @@ fn register(rng: &mut Rng) -> (u64, u16) {
 }
 
 fn random_machine(desc: &StateDesc, rng: &mut Rng) -> MachineState {
-    let mut m = MachineState {
-        state: rpt_ir::interp::StateValues::new(desc),
-        memory: rpt_ir::interp::Memory::new(),
-    };
+    let mut m = empty_machine(desc);
     for slot in GPRS {
         m.state.set(desc, slot, Val::Int(rng.next() & 0xffff_ffff));
     }
@@ -153,12 +133,11 @@ fn random_machine(desc: &StateDesc, rng: &mut Rng) -> MachineState {
     m
 }
 
+/// Runs `func` from `start` with the guest's own x87 helpers and nothing else.
 fn run(func: &Function, start: &MachineState) -> (Result<Outcome, String>, MachineState) {
-    let program = program(func);
-    let mut interp = Interpreter::new(&program);
-    interp.machine = start.clone();
-    let outcome = interp.run(func.entry, &mut X87Only).map_err(|e| e.to_string());
-    (outcome, interp.machine)
+    let mut x87_only = HelperEnv::new(rpt_guest_x86_pe::interp::call_helper);
+    let (outcome, end) = run_from(&program(func), func.entry, start.clone(), None, &mut x87_only);
+    (outcome.map_err(|e| e.to_string()), end)
 }
 
 fn check_equivalent(name: &str, original: &Function, transformed: &Function) {

@@ -2,14 +2,15 @@
 
 #![allow(dead_code)]
 
-use std::collections::{BTreeMap, BTreeSet};
+pub mod generation;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use rpt_api::{GuestImage, HostPlugin, MemoryModel, SourceFile};
 use rpt_build::{CompileJob, ObjectCache, Toolchain};
-use rpt_emit_c::{EmitContext, EmittedFunction};
-use rpt_ir::{GuestAddr, InstKind, Program};
+use rpt_emit_c::EmittedFunction;
+use rpt_ir::{GuestAddr, Program};
 
 /// The memory model of every test program: a little-endian 32-bit guest.
 pub const MEMORY: MemoryModel = MemoryModel {
@@ -57,51 +58,13 @@ pub fn emit_all(program: &Program, listing_name: &str) -> Vec<EmittedFunction> {
 
 /// [`emit_all`], with or without MEMARG.
 pub fn emit_all_with(program: &Program, listing_name: &str, memarg: bool) -> Vec<EmittedFunction> {
-    let ctx = EmitContext {
-        state: &program.state,
-        helpers: &program.helpers,
-        externs: &program.externs,
-        memory: MEMORY,
-        listing_name,
-        memarg,
-    };
-    program
-        .functions
-        .values()
-        .map(|f| rpt_emit_c::emit_function(f, &ctx).unwrap_or_else(|e| panic!("emit failed: {e}")))
-        .collect()
+    generation::emit_functions(program, MEMORY, listing_name, memarg)
 }
 
-/// The listing of a program's marks (the test programs have no disassembly, so each line names its pc).
-pub fn listing_of(program: &Program) -> String {
-    let mut lines = Vec::new();
-    for f in program.functions.values() {
-        for b in &f.blocks {
-            for i in &b.insts {
-                if let InstKind::Mark { pc } = i.kind {
-                    lines.push((pc, format!("mark in {}", f.name())));
-                }
-            }
-        }
-    }
-    rpt_emit_c::listing(&lines)
-}
-
-/// Writes a generation's `src/` (cpu.h, shards, functab.c, image.c, listing, runtime and
-/// the given extra files) and returns the compile jobs for its C files, in a fixed order.
+/// Writes a generation's `src/` (cpu.h, shards, functab.c, image.c, listing, runtime and the
+/// given extra files), with or without MEMARG, and returns the compile jobs for its C files, in a
+/// fixed order.
 pub fn write_generation(
-    src: &Path,
-    program: &Program,
-    image: &GuestImage,
-    entry: GuestAddr,
-    extra: &[SourceFile],
-    shard_count: u32,
-) -> Vec<CompileJob> {
-    write_generation_with(src, program, image, entry, extra, shard_count, false)
-}
-
-/// [`write_generation`], with or without MEMARG.
-pub fn write_generation_with(
     src: &Path,
     program: &Program,
     image: &GuestImage,
@@ -110,51 +73,15 @@ pub fn write_generation_with(
     shard_count: u32,
     memarg: bool,
 ) -> Vec<CompileJob> {
-    let emitted = emit_all_with(program, "test.lst", memarg);
-    let mut files: BTreeMap<String, String> = BTreeMap::new();
-    files.insert(
-        "cpu.h".into(),
-        rpt_emit_c::cpu_header(&program.state, MEMORY, &program.helpers),
-    );
-    let mut shards: BTreeMap<u32, Vec<&EmittedFunction>> = BTreeMap::new();
-    for f in &emitted {
-        shards
-            .entry(rpt_emit_c::shard_of(f.entry, shard_count))
-            .or_default()
-            .push(f);
-    }
-    for (n, funcs) in &shards {
-        files.insert(
-            format!("shard_{n:02}.c"),
-            rpt_emit_c::shard_source(funcs, &program.externs, memarg),
-        );
-    }
-    let addrs: BTreeSet<GuestAddr> = program.functions.keys().copied().collect();
-    files.insert(
-        "functab.c".into(),
-        rpt_emit_c::function_table(&addrs, &program.externs, entry, memarg),
-    );
-    files.insert("image.c".into(), rpt_emit_c::image_source(image));
-    files.insert("test.lst".into(), listing_of(program));
-    for f in rpt_runtime::sources().into_iter().chain(extra.iter().cloned()) {
-        files.insert(f.path, f.contents);
-    }
-    let mut jobs = Vec::new();
-    for (path, contents) in &files {
-        let full = src.join(path);
-        if let Some(dir) = full.parent() {
-            fs::create_dir_all(dir).expect("create source directory");
-        }
-        fs::write(&full, contents).expect("write source file");
-        if path.ends_with(".c") {
-            jobs.push(CompileJob {
-                name: path.trim_end_matches(".c").replace('/', "_"),
-                source: full,
-                key_extra: format!("{} {}", rpt_emit_c::EMITTER_HASH, rpt_runtime::RUNTIME_HASH),
-            });
-        }
-    }
-    jobs
+    let files = generation::generation_sources(program, MEMORY, image, entry, extra, shard_count, memarg);
+    generation::write_sources(src, &files)
+        .into_iter()
+        .map(|path| CompileJob {
+            name: path.trim_end_matches(".c").replace('/', "_"),
+            source: src.join(&path),
+            key_extra: format!("{} {}", rpt_emit_c::EMITTER_HASH, rpt_runtime::RUNTIME_HASH),
+        })
+        .collect()
 }
 
 /// The x86-64 host's toolchain with warnings turned into errors, so generated C stays warning-free.

@@ -9,6 +9,9 @@
 typedef unsigned int u32;
 typedef unsigned char u8;
 
+/* The Linux system calls the harness makes through `sys`, by number. */
+enum { SYS_READ = 3, SYS_WRITE = 4, SYS_MMAP2 = 192, SYS_EXIT_GROUP = 234 };
+
 void run_case(void);
 void save_state(void);
 
@@ -33,43 +36,35 @@ static void fail(const char *why)
 	u32 n = 0;
 	while (why[n])
 		n++;
-	sys(4, 2, (long)why, n, 0, 0, 0);
-	sys(234, 3, 0, 0, 0, 0, 0);
+	sys(SYS_WRITE, 2, (long)why, n, 0, 0, 0);
+	sys(SYS_EXIT_GROUP, 3, 0, 0, 0, 0, 0);
 }
 
 /* Anonymous RWX memory at a fixed address (mmap2: MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS). */
 static void map_fixed(u32 addr, u32 len)
 {
-	if ((u32)sys(192, addr, len, 7, 0x32, -1, 0) != addr)
+	if ((u32)sys(SYS_MMAP2, addr, len, 7, 0x32, -1, 0) != addr)
 		fail("harness: mmap failed\n");
 }
 
-static void read_all(u8 *p, u32 n)
+/* Reads (SYS_READ, from standard input) or writes (SYS_WRITE, to standard output) all n bytes at
+ * p, however many calls that takes; fails with `why` at the end of the input or on an error. */
+static void transfer_all(long call, u8 *p, u32 n, const char *why)
 {
+	long fd = call == SYS_READ ? 0 : 1;
 	while (n > 0) {
-		long got = sys(3, 0, (long)p, n, 0, 0, 0);
-		if (got <= 0)
-			fail("harness: short input\n");
-		p += got;
-		n -= (u32)got;
-	}
-}
-
-static void write_all(const u8 *p, u32 n)
-{
-	while (n > 0) {
-		long put = sys(4, 1, (long)p, n, 0, 0, 0);
-		if (put <= 0)
-			fail("harness: write failed\n");
-		p += put;
-		n -= (u32)put;
+		long done = sys(call, fd, (long)p, n, 0, 0, 0);
+		if (done <= 0)
+			fail(why);
+		p += done;
+		n -= (u32)done;
 	}
 }
 
 static u32 read_u32(void)
 {
 	u32 v;
-	read_all((u8 *)&v, 4);
+	transfer_all(SYS_READ, (u8 *)&v, 4, "harness: short input\n");
 	return v;
 }
 
@@ -99,14 +94,14 @@ int main(void)
 			code[k] = read_u32();
 		code[n] = branch_to(at + 4 * n, (u32)save_state);
 		*trampoline = branch_to(TRAMPOLINE, at);
-		read_all(state, STATE_SIZE);
+		transfer_all(SYS_READ, state, STATE_SIZE, "harness: short input\n");
 		u8 *window = (u8 *)WINDOW_BASE;
 		for (u32 k = 0; k < WINDOW_SIZE; k++)
 			window[k] = state[OFF_WINDOW + k];
 		run_case();
 		for (u32 k = 0; k < WINDOW_SIZE; k++)
 			state[OFF_WINDOW + k] = window[k];
-		write_all(state, STATE_SIZE);
+		transfer_all(SYS_WRITE, state, STATE_SIZE, "harness: write failed\n");
 	}
 	return 0;
 }
@@ -114,7 +109,7 @@ int main(void)
 void _start(void) __attribute__((noreturn));
 void _start(void)
 {
-	sys(234, main(), 0, 0, 0, 0, 0);
+	sys(SYS_EXIT_GROUP, main(), 0, 0, 0, 0, 0);
 	for (;;)
 		;
 }

@@ -7,16 +7,10 @@
  *     u32 gpr[8] (eax ecx edx ebx esp ebp esi edi; esp is ignored on input and output as 0),
  *     u32 eflags, u32 mxcsr, u8 xmm[8][16], u8 window[WINDOW]
  * The window lives at WINDOW_BASE, where the cases' memory operands point; the code runs at
- * CODE_BASE followed by `jmp [epilogue_ptr]`. MXCSR is the case's while it runs and the host's
- * again afterwards.
+ * CODE_BASE followed by `jmp [epilogue_ptr]` (harness_common.h). MXCSR is the case's while it
+ * runs and the host's again afterwards.
  */
-#define _GNU_SOURCE 1
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
+#include "harness_common.h"
 
 #define WINDOW 256
 #define WINDOW_BASE 0x10000000u
@@ -32,72 +26,21 @@ struct state {
 
 /* Referenced by name from the assembly below. */
 struct state case_in, case_out;
-uint32_t host_esp, host_mxcsr;
-void *epilogue_ptr;
-uint8_t scratch_stack[256] __attribute__((aligned(16)));
+uint32_t host_mxcsr;
 static uint8_t case_stack[4096] __attribute__((aligned(16)));
 uint32_t case_esp;
-
-void run_code(void);
-void epilogue(void);
+void *code_ptr = (void *)CODE_BASE;
 
 /* offsets: gpr 0, eflags 32, mxcsr 36, xmm 40 + 16 * n */
-__asm__(".text\n"
-	".globl run_code\n"
-	"run_code:\n"
-	"  pushal\n"
-	"  pushfl\n"
-	"  stmxcsr host_mxcsr\n"
-	"  movl %esp, host_esp\n"
-	"  ldmxcsr case_in+36\n"
-	"  movdqu case_in+40, %xmm0\n"
-	"  movdqu case_in+56, %xmm1\n"
-	"  movdqu case_in+72, %xmm2\n"
-	"  movdqu case_in+88, %xmm3\n"
-	"  movdqu case_in+104, %xmm4\n"
-	"  movdqu case_in+120, %xmm5\n"
-	"  movdqu case_in+136, %xmm6\n"
-	"  movdqu case_in+152, %xmm7\n"
-	"  pushl case_in+32\n"
-	"  popfl\n"
-	"  movl case_in+0, %eax\n"
-	"  movl case_in+4, %ecx\n"
-	"  movl case_in+8, %edx\n"
-	"  movl case_in+12, %ebx\n"
-	"  movl case_in+20, %ebp\n"
-	"  movl case_in+24, %esi\n"
-	"  movl case_in+28, %edi\n"
-	"  movl case_esp, %esp\n"
-	"  jmp *code_ptr\n"
-	".globl epilogue\n"
-	"epilogue:\n"
-	"  movl %eax, case_out+0\n"
-	"  movl %ecx, case_out+4\n"
-	"  movl %edx, case_out+8\n"
-	"  movl %ebx, case_out+12\n"
-	"  movl %ebp, case_out+20\n"
-	"  movl %esi, case_out+24\n"
-	"  movl %edi, case_out+28\n"
-	"  movdqu %xmm0, case_out+40\n"
-	"  movdqu %xmm1, case_out+56\n"
-	"  movdqu %xmm2, case_out+72\n"
-	"  movdqu %xmm3, case_out+88\n"
-	"  movdqu %xmm4, case_out+104\n"
-	"  movdqu %xmm5, case_out+120\n"
-	"  movdqu %xmm6, case_out+136\n"
-	"  movdqu %xmm7, case_out+152\n"
-	"  stmxcsr case_out+36\n"
-	"  movl $scratch_stack+128, %esp\n"
-	"  pushfl\n"
-	"  popl case_out+32\n"
-	"  ldmxcsr host_mxcsr\n"
-	"  movl host_esp, %esp\n"
-	"  popfl\n"
-	"  popal\n"
-	"  cld\n"
-	"  ret\n");
+#define XMM_MOVES(direction) \
+	direction(0, 40) direction(1, 56) direction(2, 72) direction(3, 88) \
+	direction(4, 104) direction(5, 120) direction(6, 136) direction(7, 152)
+#define XMM_IN(n, off) "  movdqu case_in+" #off ", %xmm" #n "\n"
+#define XMM_OUT(n, off) "  movdqu %xmm" #n ", case_out+" #off "\n"
 
-void *code_ptr = (void *)CODE_BASE;
+HARNESS_RUN_CODE(case_in, case_out, "case_esp", "code_ptr", "  stmxcsr host_mxcsr\n",
+		 "  ldmxcsr case_in+36\n" XMM_MOVES(XMM_IN), XMM_MOVES(XMM_OUT) "  stmxcsr case_out+36\n",
+		 "  ldmxcsr host_mxcsr\n");
 
 static void on_signal(int sig)
 {
@@ -132,14 +75,7 @@ int main(void)
 	}
 	epilogue_ptr = (void *)epilogue;
 	case_esp = (uint32_t)(uintptr_t)(case_stack + sizeof case_stack / 2);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGFPE, &sa, NULL);
-	sigaction(SIGSEGV, &sa, NULL);
-	sigaction(SIGILL, &sa, NULL);
-	sigaction(SIGBUS, &sa, NULL);
+	catch_faults(on_signal);
 
 	uint32_t count = read_u32();
 	for (uint32_t i = 0; i < count; i++) {
@@ -149,11 +85,7 @@ int main(void)
 			return 2;
 		}
 		read_exact(code, len);
-		/* jmp dword ptr [epilogue_ptr] */
-		code[len] = 0xff;
-		code[len + 1] = 0x25;
-		uint32_t target = (uint32_t)(uintptr_t)&epilogue_ptr;
-		memcpy(code + len + 2, &target, 4);
+		end_with_jump_to_epilogue(code, len);
 		read_exact(&case_in, sizeof case_in);
 		read_exact(window, WINDOW);
 		run_code();

@@ -1,0 +1,76 @@
+//! What the PowerPC oracles (the fuzzer against qemu, the paired-single facts) share: cases as
+//! code images, lifting them, the interpreter's environment, and building their compiled form
+//! with a test driver in place of the platform.
+
+#![allow(dead_code)] // Each test binary uses a different subset.
+
+// The emitter's test support lays out a generation's sources as `rpt` does.
+#[path = "../../../../framework/emit-c/tests/common/generation.rs"]
+mod generation;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use rpt_api::{GuestImage, GuestOptions, GuestPlugin, Seeds, Severity, SourceFile};
+use rpt_guest_ppc_dol::{PpcDol, interp};
+use rpt_ir::{GuestAddr, Program};
+use rpt_testkit::guest;
+use rpt_testkit::interp::HelperEnv;
+
+/// `blr`, the end of every case.
+pub const BLR: u32 = 0x4e80_0020;
+
+/// A case's code: `words` at `addr`, then `blr`, as one executable segment.
+pub fn case_image(addr: u32, words: &[u32]) -> GuestImage {
+    let bytes: Vec<u8> = words.iter().chain([&BLR]).flat_map(|w| w.to_be_bytes()).collect();
+    guest::code_image("case", u64::from(addr), &bytes)
+}
+
+/// Discovers the case of `words` at `addr` from its entry and `hints` and lifts it into a
+/// verified program; panics naming `what` when discovery or lifting reports an error.
+pub fn lift_case(addr: u32, words: &[u32], hints: BTreeSet<GuestAddr>, what: &str) -> Program {
+    let image = case_image(addr, words);
+    let seeds = Seeds {
+        entry_points: BTreeSet::from([image.entry]),
+        function_hints: hints,
+    };
+    let (program, diagnostics) = guest::lift_program(&PpcDol, &image, &seeds, &GuestOptions::new());
+    let errors: Vec<_> = diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
+    assert!(errors.is_empty(), "{what}: {errors:?}");
+    program
+}
+
+/// The interpreter's view of the platform: the helpers' C (the estimates, the quantisation) and
+/// the FPSCR's rounding mode.
+pub fn interpreter_env() -> HelperEnv<'static> {
+    HelperEnv::new(interp::call_helper).with_rounding(interp::fpscr_rounding)
+}
+
+/// Builds the functions of `programs` as `rpt` emits them, with the runtime, the guest's C part
+/// and `driver` (a guest part with its own `main`, standing in for the platform's C), into the
+/// program `dir/name`; the functions are looked up from `entry` on.
+pub fn build_compiled(dir: &Path, programs: &[Program], entry: GuestAddr, driver: String, name: &str) -> PathBuf {
+    let options = GuestOptions::new();
+    let mut program = Program::new(PpcDol.state(&options));
+    program.helpers = guest::helpers_of(&PpcDol, &options);
+    for p in programs {
+        program.functions.extend(p.functions.clone());
+    }
+    let platform = rpt_guest_ppc_dol::platform::find("linux-syscalls").expect("platform");
+    let mut extra = vec![SourceFile {
+        path: "driver.c".into(),
+        contents: driver,
+    }];
+    extra.extend(
+        PpcDol
+            .runtime_sources(platform.name, &options)
+            .expect("platform")
+            .into_iter()
+            .filter(|f| f.path != platform.c_path),
+    );
+    let memory = PpcDol.memory_model(platform.name, &options);
+    let image = guest::image_without_segments(entry);
+    // Two shards, so that the two cores compile in parallel.
+    let files = generation::generation_sources(&program, memory, &image, entry, &extra, 2, false);
+    generation::build_driver(dir, &files, &[], name)
+}
