@@ -162,26 +162,7 @@ pub fn build_pe(name: &str, source: &str) -> Vec<u8> {
     let c = dir.join(format!("{name}.c"));
     let exe = dir.join(format!("{name}.exe"));
     std::fs::write(&c, source).expect("write C source");
-    run_tool(
-        Command::new("i686-w64-mingw32-gcc")
-            .args([
-                "-O2",
-                "-m32",
-                "-ffreestanding",
-                "-nostdlib",
-                "-fno-builtin",
-                "-fno-asynchronous-unwind-tables",
-                "-Wl,-e,_start@0",
-                "-Wl,--subsystem,console",
-                "-Wl,--disable-dynamicbase",
-                "-Wl,--disable-reloc-section",
-            ])
-            .arg(&c)
-            .arg("-o")
-            .arg(&exe)
-            .arg("-lkernel32"),
-        "the PE tests need mingw-w64 (Debian package gcc-mingw-w64-i686)",
-    );
+    rpt_testkit::toolchains::build_freestanding_pe(&c, &exe, &[]);
     std::fs::read(&exe).expect("read built PE")
 }
 
