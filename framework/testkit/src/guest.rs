@@ -169,9 +169,15 @@ pub fn lifted_text(lifted: &LiftResult, state: &StateDesc) -> Result<String, Str
     Ok(out)
 }
 
-/// Runs the golden lift files in `dir` whose kind is `kind` (`lift x86`): each case's code, the
-/// hexadecimal bytes on its `field` line, is placed at `addr` in a segment named `segment` and
-/// lifted by `plugin` as one function with default options; its listing and IR are the output.
+/// Runs the golden lift files in `dir` whose kind is `kind` (`lift x86`). A case's code is the
+/// hexadecimal bytes of its `field` lines (`bytes 90 c3 ; nop; ret`: what follows `;` is a comment),
+/// placed at `addr` in an executable segment named `segment`.
+///
+/// By default the code is lifted as one function entered at `addr`, and the output is its listing
+/// and IR. A file of kind `KIND program` is a whole image instead: discovery finds its functions,
+/// and the output is what discovery concluded, every diagnostic, and each function's listing and
+/// IR. Its input may add `data ADDR HEX` (a read-only segment), `import MODULE!NAME SLOT THUNK`,
+/// `hint ADDR`, `entry_point ADDR` (the recipe's seeds) and `entry ADDR` (the image's entry).
 pub fn run_lift_goldens(
     dir: &std::path::Path,
     plugin: &dyn GuestPlugin,
@@ -183,10 +189,104 @@ pub fn run_lift_goldens(
     let options = GuestOptions::new();
     let state = plugin.state(&options);
     crate::filetest::run(dir, kind, |case| {
-        let line = case.field(field).ok_or_else(|| format!("no `{field}` line"))?;
-        let image = code_image(segment, addr, &hex_bytes(line)?);
-        let entry = GuestAddr(addr);
-        let lifted = lift_verified(plugin, &image, entry, &BTreeSet::from([entry]), &options);
-        Ok(crate::filetest::single(lifted_text(&lifted, &state)?))
+        let code: Vec<u8> = case
+            .fields(field)
+            .map(|line| hex_bytes(uncommented(line)))
+            .collect::<Result<Vec<_>, _>>()?
+            .concat();
+        if code.is_empty() {
+            return Err(format!("no `{field}` line"));
+        }
+        let mut image = code_image(segment, addr, &code);
+        if case.args.first().map(String::as_str) != Some("program") {
+            let entry = GuestAddr(addr);
+            let lifted = lift_verified(plugin, &image, entry, &BTreeSet::from([entry]), &options);
+            return Ok(crate::filetest::single(lifted_text(&lifted, &state)?));
+        }
+        let seeds = add_program_lines(case, &mut image)?;
+        let discovery = plugin.discover(&image, &seeds);
+        let names = |set: &BTreeSet<GuestAddr>| {
+            let names: Vec<String> = set.iter().map(|a| a.function_name()).collect();
+            if names.is_empty() {
+                "(none)".to_string()
+            } else {
+                names.join(" ")
+            }
+        };
+        let mut out = format!(
+            "; functions: {}\n; address taken: {}\n",
+            names(&discovery.functions),
+            names(&discovery.address_taken)
+        );
+        write_diagnostics(&mut out, "discovery", &discovery.diagnostics);
+        for &f in &discovery.functions {
+            let lifted = lift_verified(plugin, &image, f, &discovery.functions, &options);
+            write_diagnostics(&mut out, "lift", &lifted.diagnostics);
+            out.push_str(&lifted_text(&lifted, &state)?);
+        }
+        Ok(crate::filetest::single(out))
     });
+}
+
+/// One comment line per diagnostic, naming what made it.
+fn write_diagnostics(out: &mut String, by: &str, diagnostics: &[Diagnostic]) {
+    for d in diagnostics {
+        let _ = writeln!(out, "; {by}: {:?} at {}: {}", d.severity, d.addr, d.message);
+    }
+}
+
+/// A golden input line without its trailing `; comment`.
+fn uncommented(line: &str) -> &str {
+    line.split(';').next().unwrap_or_default().trim()
+}
+
+fn parse_addr(text: &str) -> Result<GuestAddr, String> {
+    let digits = text.strip_prefix("0x").unwrap_or(text);
+    u64::from_str_radix(digits, 16)
+        .map(GuestAddr)
+        .map_err(|_| format!("`{text}` is not a hexadecimal address"))
+}
+
+/// Adds a program case's data, imports and entry to `image`, and returns its seeds.
+fn add_program_lines(case: &crate::filetest::Case, image: &mut GuestImage) -> Result<Seeds, String> {
+    for line in case.fields("data") {
+        let (addr, hex) = uncommented(line).split_once(' ').ok_or("`data ADDR HEX`")?;
+        let bytes = hex_bytes(hex)?;
+        image.segments.push(Segment {
+            name: "data".to_string(),
+            addr: parse_addr(addr)?,
+            mem_size: bytes.len() as u64,
+            bytes,
+            flags: SegmentFlags {
+                read: true,
+                write: false,
+                execute: false,
+            },
+        });
+    }
+    for line in case.fields("import") {
+        let words: Vec<&str> = uncommented(line).split_whitespace().collect();
+        let [name, slot, thunk] = words.as_slice() else {
+            return Err(format!("`import MODULE!NAME SLOT THUNK`, not `{line}`"));
+        };
+        let (module, name) = name.split_once('!').ok_or("an import is `MODULE!NAME`")?;
+        image.imports.push(rpt_api::Import {
+            module: module.to_string(),
+            name: name.to_string(),
+            slot: parse_addr(slot)?,
+            thunk: parse_addr(thunk)?,
+        });
+    }
+    if let Some(entry) = case.field("entry") {
+        image.entry = parse_addr(uncommented(entry))?;
+    }
+    let addrs = |key| {
+        case.fields(key)
+            .map(|l| parse_addr(uncommented(l)))
+            .collect::<Result<BTreeSet<_>, _>>()
+    };
+    Ok(Seeds {
+        entry_points: addrs("entry_point")?,
+        function_hints: addrs("hint")?,
+    })
 }
