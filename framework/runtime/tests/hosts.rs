@@ -9,7 +9,7 @@ mod common;
 use std::fs;
 use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use common::{command_on, hosts, runtime_for};
 use rpt_api::HostPlugin;
@@ -299,43 +299,17 @@ fn build(host: &dyn HostPlugin, dir: &Path) -> std::path::PathBuf {
         path: "guest.c".into(),
         contents: GUEST_C.into(),
     });
-    let cc = host.compiler();
-    let mut objects = Vec::new();
     for f in &files {
         let path = dir.join(&f.path);
         fs::create_dir_all(path.parent().expect("a parent")).expect("create dir");
         fs::write(&path, &f.contents).expect("write source");
     }
-    for (i, f) in files.iter().filter(|f| f.path.ends_with(".c")).enumerate() {
-        let object = format!("o{i}.o");
-        let out = Command::new(&cc.cc)
-            .current_dir(dir)
-            .args(&cc.cflags)
-            .args(["-Wextra", "-I.", "-Iruntime", "-c", &f.path, "-o", &object])
-            .output()
-            .expect("clang-19 runs");
-        assert!(
-            out.status.success() && out.stderr.is_empty(),
-            "{} on {}: {}",
-            f.path,
-            host.info().name,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        objects.push(object);
-    }
-    let out = Command::new(&cc.cc)
-        .current_dir(dir)
-        .args(&objects)
-        .args(["-o", "prog"])
-        .args(&cc.ldflags)
-        .output()
-        .expect("link");
-    assert!(
-        out.status.success(),
-        "link on {}: {}",
-        host.info().name,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let units: Vec<&str> = files
+        .iter()
+        .map(|f| f.path.as_str())
+        .filter(|p| p.ends_with(".c"))
+        .collect();
+    rpt_testkit::host::compile_and_link(host, dir, &units, &["-Wextra", "-I.", "-Iruntime"]);
     dir.join("prog")
 }
 
