@@ -8,8 +8,8 @@
 //!   table describe the same instructions;
 //! - straight-line code that runs into the next guest block jumps there;
 //! - where nothing can be lifted (no instruction was decoded there, or the guest has no rule for
-//!   the one that was), the block ends in `exit pc, unlifted` with an error diagnostic that says
-//!   why ([`Isa::describe`]).
+//!   the one that was), the block ends in `exit pc, unliftable` (a guest fault if execution gets
+//!   there) with an error diagnostic that says why ([`Isa::describe`]).
 //!
 //! The walk is the one discovery made ([`Walker::walk`]), so discovery and lifting agree on every
 //! block, jump table, tail call and call that never returns.
@@ -28,7 +28,7 @@ pub enum Step {
     Next(GuestAddr),
     /// The instruction ended the IR block (a branch, call, return or exit).
     Ended,
-    /// The guest has no rule for the instruction: the block ends in `exit pc, unlifted`.
+    /// The guest has no rule for the instruction: the block ends in `exit pc, unliftable`.
     Unliftable,
 }
 
@@ -153,7 +153,7 @@ fn lift_block<'f, I: Isa, L: InsnLifter<'f, I>>(
                 listing.push((pc, text));
                 lifter.builder().mark(pc);
             }
-            unlifted(lifter, cx, pc);
+            unliftable(lifter, cx, pc);
             return;
         };
         // Every marked instruction gets a listing line, an unliftable one too.
@@ -163,7 +163,7 @@ fn lift_block<'f, I: Isa, L: InsnLifter<'f, I>>(
             Step::Next(next) => next,
             Step::Ended => return,
             Step::Unliftable => {
-                unlifted(lifter, cx, pc);
+                unliftable(lifter, cx, pc);
                 return;
             }
         };
@@ -175,8 +175,8 @@ fn lift_block<'f, I: Isa, L: InsnLifter<'f, I>>(
     }
 }
 
-/// Ends the block with `exit pc, unlifted` and records why.
-fn unlifted<'f, I: Isa, L: InsnLifter<'f, I>>(lifter: &mut L, cx: &mut BlockContext<'_, I>, pc: GuestAddr) {
+/// Ends the block with `exit pc, unliftable` (a guest fault if execution gets here) and records why.
+fn unliftable<'f, I: Isa, L: InsnLifter<'f, I>>(lifter: &mut L, cx: &mut BlockContext<'_, I>, pc: GuestAddr) {
     let message = match cx.cfg.failures.get(&pc) {
         Some(f) => cx.walker.isa().describe(cx.walker.image(), f),
         None => "no instruction was decoded here".to_string(),
@@ -186,5 +186,5 @@ fn unlifted<'f, I: Isa, L: InsnLifter<'f, I>>(lifter: &mut L, cx: &mut BlockCont
         addr: pc,
         message,
     });
-    lifter.builder().exit_at(pc, ExitReason::Unlifted, L::PC_TYPE);
+    lifter.builder().exit_at(pc, ExitReason::Unliftable, L::PC_TYPE);
 }

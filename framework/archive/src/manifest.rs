@@ -71,6 +71,10 @@ pub struct Manifest {
     pub passes: Vec<PassEntry>,
     /// Reports passes left for the manifest (e.g. a flag-ABI audit), by pass name.
     pub pass_reports: BTreeMap<String, String>,
+    /// The places of code rpt could not lift, each compiled to a guest fault raised only if
+    /// executed, as `0x00401005: what is wrong there`, in address order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fault_sites: Vec<String>,
     /// The recipe's canonical form (the text its digest hashes), one entry per line, so two
     /// generations show which recipe settings differ.
     #[serde(default)]
@@ -269,6 +273,7 @@ mod tests {
             }],
             passes: vec![],
             pass_reports: BTreeMap::new(),
+            fault_sites: vec![],
             recipe_form: vec!["rpt-recipe-digest 1".into()],
             compile_units: vec!["src/a.c".into()],
             include_dirs: vec!["src".into()],

@@ -128,6 +128,17 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     for note in &generated.notes {
         eprintln!("  note at {:#010x}: {}", note.addr.0, note.message);
     }
+    if !generated.fault_sites.is_empty() {
+        let count = generated.fault_sites.len();
+        let places = if count == 1 { "place" } else { "places" };
+        eprintln!(
+            "rpt: warning: {count} {places} of guest code rpt could not lift; each compiles to a guest fault \
+             raised only if execution gets there (the recipe's `strict_lifting: true` makes them errors):"
+        );
+        for site in &generated.fault_sites {
+            eprintln!("  at {:#010x}: {}", site.addr.0, site.message);
+        }
+    }
     if args.report {
         for (pass, report) in &generated.pass_reports {
             eprintln!("  report of pass {pass}:");

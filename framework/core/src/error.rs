@@ -45,7 +45,7 @@ pub enum CoreError {
     /// The guest plugin refused the image or platform.
     #[error("{0}")]
     Guest(GuestError),
-    /// Guest code that cannot be lifted on a reachable path.
+    /// Guest code that cannot be lifted on a reachable path, with `strict_lifting` on.
     #[error("{}", describe_diagnostics(.0))]
     Unliftable(Vec<Diagnostic>),
     /// A lifter produced IR the verifier rejects (a bug in the guest plugin).
@@ -120,7 +120,10 @@ pub enum CoreError {
 }
 
 fn describe_diagnostics(diags: &[Diagnostic]) -> String {
-    let mut out = String::from("guest code that cannot be lifted:");
+    let mut out = String::from(
+        "guest code that cannot be lifted (the recipe's strict_lifting is on; without it each place \
+         compiles to a guest fault raised only if execution gets there):",
+    );
     for d in diags {
         out.push_str(&format!("\n  at guest address {:#010x}: {}", d.addr.0, d.message));
     }

@@ -72,6 +72,9 @@ pub struct Generation {
     pub stats: GenerationStats,
     /// Non-fatal diagnostics from discovery and lifting, in address order.
     pub notes: Vec<rpt_api::Diagnostic>,
+    /// Code rpt could not lift, one diagnostic per guest address in address order: each compiled to
+    /// a guest fault raised only if execution gets there (`faults.c` describes them to the runtime).
+    pub fault_sites: Vec<rpt_api::Diagnostic>,
     /// The reports of whole-program pass analyses (such as the flag-ABI audit), by pass name.
     pub pass_reports: std::collections::BTreeMap<String, String>,
 }
@@ -154,11 +157,14 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
             }
         }
     }
-    if !fatal.is_empty() {
-        fatal.sort_by_key(|d| d.addr);
-        fatal.dedup();
+    // One place per address: discovery's diagnostic names the enclosing function, so it goes
+    // first and the lifter's about the same place is dropped.
+    fatal.sort_by_key(|d| d.addr);
+    fatal.dedup_by_key(|d| d.addr);
+    if !fatal.is_empty() && s.recipe(db).strict_lifting {
         return Err(CoreError::Unliftable(fatal));
     }
+    let fault_sites = fatal;
     notes.sort_by_key(|d| d.addr);
     notes.dedup();
 
@@ -218,8 +224,14 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
         path: "image.c".into(),
         contents: image_c(db, s).clone()?.as_ref().clone(),
     });
+    let sites: Vec<(GuestAddr, String)> = fault_sites.iter().map(|d| (d.addr, d.message.clone())).collect();
+    files.push(GeneratedFile {
+        path: "faults.c".into(),
+        contents: rpt_emit_c::fault_sites_source(&sites),
+    });
     compile_units.push("functab.c".into());
     compile_units.push("image.c".into());
+    compile_units.push("faults.c".into());
     files.push(GeneratedFile {
         path: s.listing_name(db).clone(),
         contents: listing_text(db, s).clone()?.as_ref().clone(),
@@ -235,6 +247,7 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
         compile_units,
         stats,
         notes,
+        fault_sites,
         pass_reports: pass_reports(db, s).clone()?,
     })
 }

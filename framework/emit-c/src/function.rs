@@ -1087,5 +1087,6 @@ fn exit_reason(reason: ExitReason) -> &'static str {
         ExitReason::Yield => "RPT_EXIT_YIELD",
         ExitReason::DivideError => "RPT_EXIT_DIVIDE_ERROR",
         ExitReason::InvalidOpcode => "RPT_EXIT_INVALID_OPCODE",
+        ExitReason::Unliftable => "RPT_EXIT_UNLIFTABLE",
     }
 }

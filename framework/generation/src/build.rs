@@ -296,6 +296,12 @@ fn draft_manifest(
         plugins,
         passes,
         pass_reports: new.generated.pass_reports.clone(),
+        fault_sites: new
+            .generated
+            .fault_sites
+            .iter()
+            .map(|d| format!("{}: {}", d.addr, d.message))
+            .collect(),
         recipe_form: rpt_recipe::canonical_form(recipe, &recipe.image_sha256)
             .lines()
             .map(str::to_string)
@@ -353,6 +359,7 @@ mod tests {
             }],
             passes: vec![],
             pass_reports: Default::default(),
+            fault_sites: vec![],
             recipe_form: vec![],
             compile_units: vec!["src/a.c".into()],
             include_dirs: vec!["src".into()],

@@ -218,6 +218,9 @@ op_table!(
         DivideError = "divide_error",
         /// An instruction the guest CPU itself rejects (x86 `ud2`, PowerPC illegal).
         InvalidOpcode = "invalid_opcode",
+        /// Code rpt could not lift (an instruction it has no rule for, bytes that do not decode):
+        /// a guest fault, raised only if execution gets there (DESIGN.md §12).
+        Unliftable = "unliftable",
     }
 );
 

@@ -92,6 +92,9 @@ pub fn canonical_form(recipe: &Recipe, image_sha256: &str) -> String {
             line(&mut out, &format!("  param {} {}", quote(name), param_text(value)));
         }
     }
+    if recipe.strict_lifting {
+        line(&mut out, "strict_lifting");
+    }
     if recipe.shards != DEFAULT_SHARDS {
         line(&mut out, &format!("shards {}", recipe.shards));
     }

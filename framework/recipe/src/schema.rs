@@ -61,6 +61,11 @@ pub struct Recipe {
     /// How many C files the generated functions are spread over (1..=4096).
     #[serde(default = "default_shards")]
     pub shards: u32,
+    /// Whether code rpt cannot lift stops the build, as an error listing every place. By default
+    /// (`false`) such code compiles to a guest fault raised only if execution gets there, as the
+    /// real CPU would fault, and each place is a warning (DESIGN.md §12).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub strict_lifting: bool,
     /// Compiler settings added to the host plugin's own.
     #[serde(default, skip_serializing_if = "CompilerOverrides::is_default")]
     pub compiler: CompilerOverrides,

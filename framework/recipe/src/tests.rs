@@ -390,11 +390,20 @@ fn default_values_written_out_do_not_change_the_digest() {
         path(),
         &minimal(
             "host: \"x86-64\", shards: 8, entry_points: [], function_hints: [], overrides: [], passes: [], \
-             compiler: (cflags: []), plugins: []",
+             compiler: (cflags: []), plugins: [], strict_lifting: false",
         ),
     )
     .expect("parses");
     assert_eq!(digest(&bare, HASH_A), digest(&explicit, HASH_A));
+}
+
+#[test]
+fn strict_lifting_is_in_the_digest_only_when_on() {
+    let bare = parse(path(), &minimal("")).expect("parses");
+    let strict = parse(path(), &minimal("strict_lifting: true")).expect("parses");
+    assert!(strict.strict_lifting && !bare.strict_lifting);
+    assert_ne!(digest(&bare, HASH_A), digest(&strict, HASH_A));
+    assert!(canonical_form(&strict, HASH_A).lines().any(|l| l == "strict_lifting"));
 }
 
 #[test]

@@ -266,6 +266,8 @@ static const char *rpt_exit_reason_name(int reason)
 		return "divide error";
 	case RPT_EXIT_INVALID_OPCODE:
 		return "invalid opcode";
+	case RPT_EXIT_UNLIFTABLE:
+		return "code rpt could not lift";
 	default:
 		return "unknown exit reason";
 	}
@@ -276,18 +278,81 @@ _Noreturn void rpt_process_exit(int status)
 	rpt_host_exit(status);
 }
 
+/* The fault site at `pc` (faults.c), if there is one. */
+static const struct rpt_fault_site *rpt_fault_site_at(uint64_t pc)
+{
+	size_t lo = 0, hi = rpt_fault_site_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rpt_fault_sites[mid].pc == pc)
+			return &rpt_fault_sites[mid];
+		if (rpt_fault_sites[mid].pc < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* What the report of a fault at `pc` adds: what rpt found there when it lifted the program, the
+ * image's bytes there (up to eight, within their segment) and the function that holds the place
+ * (the nearest entry at or below it). Which functions called it is not known here. */
+static void rpt_report_fault_site(uint64_t pc)
+{
+	char msg[512];
+	size_t pos = 0;
+	const struct rpt_fault_site *site = rpt_fault_site_at(pc);
+	if (site) {
+		rpt_append(msg, sizeof msg, &pos, "  ");
+		rpt_append(msg, sizeof msg, &pos, site->what);
+		rpt_append(msg, sizeof msg, &pos, "\n");
+	}
+	for (size_t i = 0; i < rpt_segment_count; i++) {
+		const struct rpt_segment *s = &rpt_segments[i];
+		if (pc < s->addr || pc - s->addr >= s->size)
+			continue;
+		rpt_append(msg, sizeof msg, &pos, "  bytes:");
+		for (uint64_t at = pc - s->addr, end = at + 8; at < end && at < s->size; at++) {
+			char hex[4] = { ' ', "0123456789abcdef"[s->bytes[at] >> 4], "0123456789abcdef"[s->bytes[at] & 15], 0 };
+			rpt_append(msg, sizeof msg, &pos, hex);
+		}
+		rpt_append(msg, sizeof msg, &pos, "\n");
+		break;
+	}
+	size_t lo = 0, hi = rpt_function_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rpt_function_table[mid].pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0) {
+		rpt_append(msg, sizeof msg, &pos, "  in the function at ");
+		rpt_append_hex(msg, sizeof msg, &pos, rpt_function_table[lo - 1].pc);
+		rpt_append(msg, sizeof msg, &pos, "\n");
+	}
+	rpt_write(2, msg, pos);
+}
+
 _Noreturn void rpt_exit(struct cpu *c, uint64_t pc, int reason)
 {
 	if (rpt_guest_on_exit(c, pc, reason))
 		rpt_process_exit(rpt_guest_finish(c));
 	char msg[160];
 	size_t pos = 0;
-	rpt_append(msg, sizeof msg, &pos, "rpt: guest exit at ");
+	/* Code rpt could not lift is a fault of the guest program, as on the real CPU; every other
+	 * reason is an exit to the runtime that nothing here handles. */
+	rpt_append(msg, sizeof msg, &pos, reason == RPT_EXIT_UNLIFTABLE ? "rpt: guest fault at " : "rpt: guest exit at ");
 	rpt_append_hex(msg, sizeof msg, &pos, pc);
 	rpt_append(msg, sizeof msg, &pos, ": ");
 	rpt_append(msg, sizeof msg, &pos, rpt_exit_reason_name(reason));
 	rpt_append(msg, sizeof msg, &pos, "\n");
 	rpt_write(2, msg, pos);
+	if (reason == RPT_EXIT_UNLIFTABLE) {
+		rpt_report_fault_site(pc);
+		rpt_process_exit(RPT_STATUS_GUEST_FAULT);
+	}
 	rpt_process_exit(125);
 }
 

@@ -69,6 +69,19 @@ extern const uint64_t rpt_entry_pc;
 extern const struct rpt_segment rpt_segments[];
 extern const size_t rpt_segment_count;
 
+/* A place of code rpt could not lift (generated faults.c, in address order): what is wrong there. */
+struct rpt_fault_site {
+	uint64_t pc;
+	const char *what;
+};
+
+extern const struct rpt_fault_site rpt_fault_sites[];
+extern const size_t rpt_fault_site_count;
+
+/* The process's exit status when the guest reaches code rpt could not lift (a guest fault), apart
+ * from every other exit to the runtime (125). */
+#define RPT_STATUS_GUEST_FAULT 123
+
 /* The host address of guest address 0; set once by main before any guest code runs. */
 extern uint8_t *rpt_mem;
 
@@ -79,7 +92,8 @@ enum {
 	RPT_EXIT_HALT = 2,
 	RPT_EXIT_YIELD = 3,
 	RPT_EXIT_DIVIDE_ERROR = 4,
-	RPT_EXIT_INVALID_OPCODE = 5
+	RPT_EXIT_INVALID_OPCODE = 5,
+	RPT_EXIT_UNLIFTABLE = 6
 };
 
 /* Dispatch and exits (rpt_runtime.c). */

@@ -65,6 +65,8 @@ const struct rpt_segment rpt_segments[] = {
 	{ ".data", 0x10000, 0x100, 4, seg0, RPT_SEGMENT_READ | RPT_SEGMENT_WRITE },
 };
 const size_t rpt_segment_count = 1;
+const struct rpt_fault_site rpt_fault_sites[] = { { 0, 0 } };
+const size_t rpt_fault_site_count = 0;
 
 void rpt_guest_init(struct cpu *c, int argc, char **argv)
 {

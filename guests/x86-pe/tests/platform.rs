@@ -66,6 +66,8 @@ const size_t rpt_function_count = 1;
 const uint64_t rpt_entry_pc = 0x00401000u;
 const struct rpt_segment rpt_segments[] = { { "none", 0, 0, 0, 0, 0 } };
 const size_t rpt_segment_count = 0;
+const struct rpt_fault_site rpt_fault_sites[] = { { 0, 0 } };
+const size_t rpt_fault_site_count = 0;
 
 #define BUF 0x00500000u
 #define WRITTEN 0x00500100u

@@ -76,7 +76,9 @@ impl Context<'_> {
             // system call or unlifted code; the exits that end the program only report the pc.
             Terminator::Exit { reason, .. } => match reason {
                 ExitReason::Halt | ExitReason::DivideError | ExitReason::InvalidOpcode => FlagSet::EMPTY,
-                ExitReason::Unlifted | ExitReason::Syscall | ExitReason::Yield => all,
+                // Code rpt could not lift stops the program today, but keeps the state a later
+                // tier would need to go on from there.
+                ExitReason::Unlifted | ExitReason::Syscall | ExitReason::Yield | ExitReason::Unliftable => all,
             },
             Terminator::Unreachable => FlagSet::EMPTY,
         }

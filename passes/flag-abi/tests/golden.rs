@@ -129,7 +129,7 @@ fn check_equivalent(name: &str, before: &Program, after: &Program) {
             );
             match o1 {
                 Ok(Outcome::Exited {
-                    reason: ExitReason::Unlifted | ExitReason::Syscall | ExitReason::Yield,
+                    reason: ExitReason::Unlifted | ExitReason::Syscall | ExitReason::Yield | ExitReason::Unliftable,
                     ..
                 }) => assert_eq!(
                     m1.state, m2.state,

@@ -58,7 +58,8 @@ pub const API_VERSION: u32 = 2;
 /// Version 3: the root module has `layout_key` and `call_shared`, the shared-layout transport.
 /// Version 4: `Load` and `MemoryModel` requests carry the platform and the guest options; the
 /// `ConvertImage` request.
-pub const WIRE_VERSION: u32 = 4;
+/// Version 5: the IR's `ExitReason::Unliftable`.
+pub const WIRE_VERSION: u32 = 5;
 
 /// The symbol abi_stable looks up in a plugin library. The export macros must spell it out,
 /// because a `macro_rules!` cannot build an identifier from a constant; a test checks that it is
