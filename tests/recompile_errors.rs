@@ -125,56 +125,107 @@ fn an_instruction_the_lifter_lacks_that_never_runs_does_not_stop_the_program() {
     );
 }
 
-#[test]
-fn every_import_the_platform_lacks_is_listed_before_any_code_is_emitted() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let src = dir.path().join("probe.c");
+/// Imports the win32-console platform lacks (Beep, SetConsoleTitleA, GetLogicalDrives) beside one
+/// it has (Sleep), then `body`.
+const MISSING_IMPORTS: &str = "__declspec(dllimport) int __stdcall Beep(unsigned, unsigned);\n\
+    __declspec(dllimport) void __stdcall Sleep(unsigned);\n\
+    __declspec(dllimport) int __stdcall SetConsoleTitleA(const char *);\n\
+    __declspec(dllimport) unsigned __stdcall GetLogicalDrives(void);\n";
+
+/// A freestanding PE that declares [`MISSING_IMPORTS`] and runs `body`.
+fn missing_imports_pe(dir: &Path, body: &str) -> std::path::PathBuf {
+    let src = dir.join("probe.c");
     fs::write(
         &src,
-        "__declspec(dllimport) void __stdcall ExitProcess(unsigned);\n\
-         __declspec(dllimport) int __stdcall Beep(unsigned, unsigned);\n\
-         __declspec(dllimport) void __stdcall Sleep(unsigned);\n\
-         __declspec(dllimport) int __stdcall SetConsoleTitleA(const char *);\n\
-         __declspec(dllimport) unsigned __stdcall GetLogicalDrives(void);\n\
-         void __stdcall start(void) { Beep(440, 10); Sleep(1); SetConsoleTitleA(\"x\"); ExitProcess(GetLogicalDrives()); }\n",
+        format!(
+            "__declspec(dllimport) void __stdcall ExitProcess(unsigned);\n{MISSING_IMPORTS}\
+             volatile unsigned never;\nvoid __stdcall start(void) {{ {body} }}\n"
+        ),
     )
     .expect("write source");
-    let exe = dir.path().join("probe.exe");
+    let exe = dir.join("probe.exe");
     build_pe(&src, &exe, &[]);
+    exe
+}
+
+const MISSING: [&str; 3] = [
+    "KERNEL32.dll!Beep",
+    "KERNEL32.dll!SetConsoleTitleA",
+    "KERNEL32.dll!GetLogicalDrives",
+];
+
+#[test]
+fn an_import_the_platform_lacks_stops_the_program_when_called_and_is_an_error_when_strict() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let exe = missing_imports_pe(
+        dir.path(),
+        "Sleep(1); Beep(440, 10); SetConsoleTitleA(\"x\"); ExitProcess(GetLogicalDrives());",
+    );
     let recipe = write_recipe(dir.path(), &exe, "");
     let (ok, stderr) = recompile(dir.path(), &recipe);
-    assert!(!ok, "unknown imports must fail:\n{stderr}");
-    assert!(stderr.contains(&recipe), "the message must name the recipe:\n{stderr}");
+    assert!(ok, "missing imports are stubs, not errors:\n{stderr}");
+    assert!(stderr.contains("does not implement 3 imports"), "{stderr}");
+    for name in MISSING {
+        assert!(stderr.contains(name), "the warning must name {name}:\n{stderr}");
+    }
+    assert!(!stderr.contains("Sleep") && !stderr.contains("ExitProcess"), "{stderr}");
+    // The first missing import the program calls stops it, naming the import and its caller.
+    let out = rpt_in("run", &recipe, &dir.path().join("gen"), &dir.path().join("cache"), &[]);
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(122), "{stderr}");
+    let caller = stderr
+        .split("rpt: the guest called KERNEL32.dll!Beep, which the platform does not implement, from ")
+        .nth(1)
+        .and_then(|rest| rest.get(..10))
+        .and_then(|hex| u64::from_str_radix(hex.trim_start_matches("0x"), 16).ok())
+        .unwrap_or_else(|| panic!("no report of the Beep call:\n{stderr}"));
     assert!(
-        stderr.contains("does not implement 3 imports"),
-        "the message must count the missing imports:\n{stderr}"
+        (0x40_1000..0x40_2000).contains(&caller),
+        "the caller {caller:#x} is not in .text"
     );
-    for name in [
-        "KERNEL32.dll!Beep",
-        "KERNEL32.dll!SetConsoleTitleA",
-        "KERNEL32.dll!GetLogicalDrives",
-    ] {
+    let generations: Vec<_> = fs::read_dir(dir.path().join("gen/probe"))
+        .expect("generations")
+        .flatten()
+        .collect();
+    let manifest = fs::read_to_string(generations[0].path().join("manifest.ron")).expect("manifest");
+    assert!(
+        manifest.contains("stubbed_imports") && manifest.contains(MISSING[0]),
+        "{manifest}"
+    );
+    // With strict_imports the build stops before any code is emitted, listing every one.
+    let strict_dir = tempfile::tempdir().expect("tempdir");
+    let strict = write_recipe(dir.path(), &exe, "    strict_imports: true,\n");
+    let (ok, stderr) = recompile(strict_dir.path(), &strict);
+    assert!(!ok, "with strict_imports, unknown imports must fail:\n{stderr}");
+    assert!(stderr.contains(&strict), "the message must name the recipe:\n{stderr}");
+    assert!(stderr.contains("does not implement 3 imports"), "{stderr}");
+    for name in MISSING {
         assert!(stderr.contains(name), "the message must name {name}:\n{stderr}");
     }
-    // Sleep and ExitProcess are implemented, so they are not listed.
-    assert!(!stderr.contains("Sleep") && !stderr.contains("ExitProcess"), "{stderr}");
-    // Nothing was generated: the check runs before lifting and emitting.
-    let mut c_files = Vec::new();
-    let mut stack = vec![dir.path().join("gen")];
-    while let Some(d) = stack.pop() {
-        for entry in fs::read_dir(&d).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "c") {
-                c_files.push(path);
-            }
-        }
-    }
+    let gen_root = strict_dir.path().join("gen");
+    let emitted = if gen_root.exists() {
+        rpt_tests::read_tree(&gen_root)
+    } else {
+        Vec::new()
+    };
     assert!(
-        c_files.is_empty(),
-        "C was emitted before the import check failed: {c_files:?}"
+        !emitted.iter().any(|(path, _)| path.ends_with(".c")),
+        "C was emitted before the import check failed"
     );
+}
+
+#[test]
+fn an_import_the_platform_lacks_that_is_never_called_does_not_stop_the_program() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let exe = missing_imports_pe(
+        dir.path(),
+        "if (never) { Beep(1, 1); SetConsoleTitleA(\"x\"); GetLogicalDrives(); } Sleep(1); ExitProcess(9);",
+    );
+    let recipe = write_recipe(dir.path(), &exe, "");
+    let out = rpt_in("run", &recipe, &dir.path().join("gen"), &dir.path().join("cache"), &[]);
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(9), "{stderr}");
+    assert!(stderr.contains("does not implement 3 imports"), "{stderr}");
 }
 
 #[test]

@@ -134,6 +134,18 @@ pub struct Discovery {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// How a platform serves an image's imported functions.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+pub struct Externs {
+    /// The imports it implements: thunk address to C symbol.
+    pub implemented: BTreeMap<GuestAddr, String>,
+    /// The imports it lacks, in import-table order: thunk address and `module!name`
+    /// (`KERNEL32.dll!FormatMessageA`). rpt calls a stub there that stops the program with the
+    /// import's name and its caller, unless the recipe's `strict_imports` makes them an error
+    /// ([`GuestError::MissingImports`]).
+    pub missing: Vec<(GuestAddr, String)>,
+}
+
 /// One lifted function plus what the lifter noticed.
 ///
 /// Lifting never fails outright: bytes it cannot lift become an `exit ..., unlifted`
@@ -251,9 +263,9 @@ pub trait GuestPlugin: Send + Sync {
     /// Parses an image file for `platform` under these options (which may say how to map it).
     fn load(&self, image: &[u8], platform: &str, options: &GuestOptions) -> Result<GuestImage, GuestError>;
 
-    /// The functions implemented outside lifted code on `platform`: thunk address to C symbol.
-    /// Fails with [`GuestError::MissingImports`] listing every import the platform lacks.
-    fn externs(&self, image: &GuestImage, platform: &str) -> Result<BTreeMap<GuestAddr, String>, GuestError>;
+    /// How `platform` serves the image's imported functions: the C symbol of each it implements,
+    /// and the name of each it lacks (rpt makes those stubs that stop the program when called).
+    fn externs(&self, image: &GuestImage, platform: &str) -> Result<Externs, GuestError>;
 
     /// Finds every function reachable from the image's entry points and the recipe's seeds.
     fn discover(&self, image: &GuestImage, seeds: &Seeds) -> Discovery;

@@ -75,6 +75,10 @@ pub struct Manifest {
     /// executed, as `0x00401005: what is wrong there`, in address order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fault_sites: Vec<String>,
+    /// The imports the platform lacks (`KERNEL32.dll!FormatMessageA`), in import-table order: each a
+    /// stub that stops the program if it is called.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stubbed_imports: Vec<String>,
     /// The recipe's canonical form (the text its digest hashes), one entry per line, so two
     /// generations show which recipe settings differ.
     #[serde(default)]
@@ -274,6 +278,7 @@ mod tests {
             passes: vec![],
             pass_reports: BTreeMap::new(),
             fault_sites: vec![],
+            stubbed_imports: vec![],
             recipe_form: vec!["rpt-recipe-digest 1".into()],
             compile_units: vec!["src/a.c".into()],
             include_dirs: vec!["src".into()],

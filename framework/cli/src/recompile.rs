@@ -139,6 +139,18 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
             eprintln!("  at {:#010x}: {}", site.addr.0, site.message);
         }
     }
+    if !generated.missing_imports.is_empty() {
+        let count = generated.missing_imports.len();
+        let imports = if count == 1 { "import" } else { "imports" };
+        eprintln!(
+            "rpt: warning: the {} platform does not implement {count} {imports} of this image; each is a stub \
+             that stops the program if it is called (the recipe's `strict_imports: true` makes them errors):",
+            recipe.platform
+        );
+        for (_, name) in &generated.missing_imports {
+            eprintln!("  {name}");
+        }
+    }
     if args.report {
         for (pass, report) in &generated.pass_reports {
             eprintln!("  report of pass {pass}:");

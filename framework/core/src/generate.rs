@@ -75,6 +75,9 @@ pub struct Generation {
     /// Code rpt could not lift, one diagnostic per guest address in address order: each compiled to
     /// a guest fault raised only if execution gets there (`faults.c` describes them to the runtime).
     pub fault_sites: Vec<rpt_api::Diagnostic>,
+    /// The imports the platform lacks, in import-table order (thunk, `module!name`): each a stub
+    /// in `imports.c` that stops the program when called.
+    pub missing_imports: Vec<(GuestAddr, String)>,
     /// The reports of whole-program pass analyses (such as the flag-ABI audit), by pass name.
     pub pass_reports: std::collections::BTreeMap<String, String>,
 }
@@ -233,6 +236,11 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
     compile_units.push("image.c".into());
     compile_units.push("faults.c".into());
     files.push(GeneratedFile {
+        path: "imports.c".into(),
+        contents: rpt_emit_c::missing_import_stubs_source(&facts.missing_imports),
+    });
+    compile_units.push("imports.c".into());
+    files.push(GeneratedFile {
         path: s.listing_name(db).clone(),
         contents: listing_text(db, s).clone()?.as_ref().clone(),
     });
@@ -248,6 +256,7 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
         stats,
         notes,
         fault_sites,
+        missing_imports: facts.missing_imports.clone(),
         pass_reports: pass_reports(db, s).clone()?,
     })
 }

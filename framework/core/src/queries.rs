@@ -85,8 +85,11 @@ pub struct ProgramFacts {
     pub state: StateDesc,
     /// Runtime helpers by name.
     pub helpers: BTreeMap<String, HelperDecl>,
-    /// Platform externs: thunk address to C symbol.
+    /// Platform externs: thunk address to C symbol (a stub's for an import the platform lacks).
     pub externs: BTreeMap<GuestAddr, String>,
+    /// The imports the platform lacks, in import-table order: thunk and `module!name`. Each thunk's
+    /// extern is a generated stub that stops the program when called.
+    pub missing_imports: Vec<(GuestAddr, String)>,
     /// How the guest addresses memory.
     pub memory: MemoryModel,
     /// The image's entry point.
@@ -107,7 +110,17 @@ pub fn program_facts(db: &dyn Db, s: Session) -> Result<Arc<ProgramFacts>, CoreE
     let recipe = s.recipe(db);
     let options = guest_options(db, s);
     guest.check_options(options).map_err(CoreError::Guest)?;
-    let externs = guest.externs(&image, &recipe.platform).map_err(CoreError::Guest)?;
+    let served = guest.externs(&image, &recipe.platform).map_err(CoreError::Guest)?;
+    if recipe.strict_imports && !served.missing.is_empty() {
+        return Err(CoreError::Guest(rpt_api::GuestError::MissingImports {
+            platform: recipe.platform.clone(),
+            imports: served.missing.iter().map(|(_, name)| name.clone()).collect(),
+        }));
+    }
+    let mut externs = served.implemented;
+    for (thunk, _) in &served.missing {
+        externs.insert(*thunk, rpt_emit_c::missing_import_symbol(*thunk));
+    }
     let seeds = Seeds {
         entry_points: recipe.entry_points.iter().map(|a| GuestAddr(*a)).collect(),
         function_hints: recipe.function_hints.iter().map(|a| GuestAddr(*a)).collect(),
@@ -121,6 +134,7 @@ pub fn program_facts(db: &dyn Db, s: Session) -> Result<Arc<ProgramFacts>, CoreE
             .map(|h| (h.name.clone(), h))
             .collect(),
         externs,
+        missing_imports: served.missing,
         memory: guest.memory_model(&recipe.platform, options),
         entry: image.entry,
         functions: discovery.functions,

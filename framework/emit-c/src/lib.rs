@@ -22,7 +22,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use rpt_api::MemoryModel;
 use rpt_ir::{GuestAddr, HelperDecl, StateDesc};
 
-pub use files::{cpu_header, fault_sites_source, function_table, image_source, listing, shard_of, shard_source};
+pub use files::{
+    cpu_header, fault_sites_source, function_table, image_source, listing, missing_import_stubs_source,
+    missing_import_symbol, shard_of, shard_source,
+};
 pub use function::{emit_function, emit_override};
 
 /// Hex sha256 of the emitter's own sources; part of every object cache key and manifest,

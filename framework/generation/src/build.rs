@@ -302,6 +302,12 @@ fn draft_manifest(
             .iter()
             .map(|d| format!("{}: {}", d.addr, d.message))
             .collect(),
+        stubbed_imports: new
+            .generated
+            .missing_imports
+            .iter()
+            .map(|(_, name)| name.clone())
+            .collect(),
         recipe_form: rpt_recipe::canonical_form(recipe, &recipe.image_sha256)
             .lines()
             .map(str::to_string)
@@ -360,6 +366,7 @@ mod tests {
             passes: vec![],
             pass_reports: Default::default(),
             fault_sites: vec![],
+            stubbed_imports: vec![],
             recipe_form: vec![],
             compile_units: vec!["src/a.c".into()],
             include_dirs: vec!["src".into()],

@@ -95,6 +95,9 @@ pub fn canonical_form(recipe: &Recipe, image_sha256: &str) -> String {
     if recipe.strict_lifting {
         line(&mut out, "strict_lifting");
     }
+    if recipe.strict_imports {
+        line(&mut out, "strict_imports");
+    }
     if recipe.shards != DEFAULT_SHARDS {
         line(&mut out, &format!("shards {}", recipe.shards));
     }

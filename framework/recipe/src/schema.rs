@@ -66,6 +66,11 @@ pub struct Recipe {
     /// real CPU would fault, and each place is a warning (DESIGN.md §12).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub strict_lifting: bool,
+    /// Whether an import the platform does not implement stops the build, as an error listing every
+    /// one. By default (`false`) each becomes a stub that stops the program, naming the import and
+    /// its caller, only if it is called; each is a warning.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub strict_imports: bool,
     /// Compiler settings added to the host plugin's own.
     #[serde(default, skip_serializing_if = "CompilerOverrides::is_default")]
     pub compiler: CompilerOverrides,

@@ -356,6 +356,24 @@ _Noreturn void rpt_exit(struct cpu *c, uint64_t pc, int reason)
 	rpt_process_exit(125);
 }
 
+_Noreturn void rpt_missing_import(struct cpu *c, const char *name)
+{
+	uint64_t caller = rpt_guest_caller(c);
+	/* A call the platform cannot serve, as a system call it does not handle is: the guest part
+	 * may handle it, and writes out what the guest buffered either way. */
+	if (rpt_guest_on_exit(c, caller, RPT_EXIT_SYSCALL))
+		rpt_process_exit(rpt_guest_finish(c));
+	char msg[256];
+	size_t pos = 0;
+	rpt_append(msg, sizeof msg, &pos, "rpt: the guest called ");
+	rpt_append(msg, sizeof msg, &pos, name);
+	rpt_append(msg, sizeof msg, &pos, ", which the platform does not implement, from ");
+	rpt_append_hex(msg, sizeof msg, &pos, caller);
+	rpt_append(msg, sizeof msg, &pos, "\n");
+	rpt_write(2, msg, pos);
+	rpt_process_exit(RPT_STATUS_MISSING_IMPORT);
+}
+
 _Noreturn void rpt_unreachable(struct cpu *c, uint64_t function)
 {
 	(void)c;

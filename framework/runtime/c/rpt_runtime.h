@@ -82,6 +82,17 @@ extern const size_t rpt_fault_site_count;
  * from every other exit to the runtime (125). */
 #define RPT_STATUS_GUEST_FAULT 123
 
+/* The process's exit status when the guest calls an import the platform does not implement. */
+#define RPT_STATUS_MISSING_IMPORT 122
+
+/* The stub of an import the platform lacks (generated imports.c): reports `name` (`module!name`)
+ * and the guest address it was called from, and ends the process. */
+_Noreturn void rpt_missing_import(struct cpu *c, const char *name);
+
+/* Defined by the guest's C part: the guest address a platform function was called from, as the
+ * guest's calling convention leaves it on entry (x86: the return address at [esp]). */
+uint64_t rpt_guest_caller(struct cpu *c);
+
 /* The host address of guest address 0; set once by main before any guest code runs. */
 extern uint8_t *rpt_mem;
 

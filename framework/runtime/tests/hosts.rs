@@ -288,6 +288,12 @@ int rpt_guest_on_exit(struct cpu *c, uint64_t pc, int reason)
 	(void)reason;
 	return 0;
 }
+
+uint64_t rpt_guest_caller(struct cpu *c)
+{
+	(void)c;
+	return 0;
+}
 "#;
 
 /// Writes the tree, compiles every C file with the host's flags (a warning fails the test) and links.

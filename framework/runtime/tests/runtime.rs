@@ -80,6 +80,12 @@ int rpt_guest_finish(struct cpu *c)
 	return (int)(c->a & 0x3f);
 }
 
+uint64_t rpt_guest_caller(struct cpu *c)
+{
+	(void)c;
+	return 0;
+}
+
 int rpt_guest_on_exit(struct cpu *c, uint64_t pc, int reason)
 {
 	if (reason != RPT_EXIT_SYSCALL)

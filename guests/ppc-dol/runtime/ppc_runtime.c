@@ -39,6 +39,12 @@ int rpt_guest_finish(struct cpu *c)
 	return (int)c->r3;
 }
 
+/* A platform function is entered as `bl` left it: the link register holds the return address. */
+uint64_t rpt_guest_caller(struct cpu *c)
+{
+	return c->lr;
+}
+
 /* No exit reason is handled here: the runtime reports every one with its guest address. */
 int rpt_guest_on_exit(struct cpu *c, uint64_t pc, int reason)
 {

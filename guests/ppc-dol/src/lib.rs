@@ -28,10 +28,10 @@ pub mod quantize;
 pub mod state;
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use rpt_api::{
-    Discovery, GuestError, GuestImage, GuestOptions, GuestPlugin, LiftResult, MemoryModel, PluginInfo, Seeds,
+    Discovery, Externs, GuestError, GuestImage, GuestOptions, GuestPlugin, LiftResult, MemoryModel, PluginInfo, Seeds,
     SourceFile,
 };
 use rpt_ir::{Effects, GuestAddr, HelperDecl, StateDesc, Type};
@@ -106,9 +106,9 @@ impl GuestPlugin for PpcDol {
     }
 
     /// A DOL imports nothing; the platform is reached through `sc`.
-    fn externs(&self, _image: &GuestImage, platform: &str) -> Result<BTreeMap<GuestAddr, String>, GuestError> {
+    fn externs(&self, _image: &GuestImage, platform: &str) -> Result<Externs, GuestError> {
         platform::find(platform)?;
-        Ok(BTreeMap::new())
+        Ok(Externs::default())
     }
 
     fn discover(&self, image: &GuestImage, seeds: &Seeds) -> Discovery {

@@ -38,6 +38,13 @@ void rpt_guest_init(struct cpu *c, int argc, char **argv)
 	rpt_store_u32_le(c->esp, 0);
 }
 
+/* A platform function is entered as the guest's `call` left it: the return address on top of the
+ * stack, just after the call instruction. */
+uint64_t rpt_guest_caller(struct cpu *c)
+{
+	return rpt_load_u32_le(c->esp);
+}
+
 /* Windows ends a process whose entry point returns with the entry's result. */
 int rpt_guest_finish(struct cpu *c)
 {

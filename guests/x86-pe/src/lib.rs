@@ -25,10 +25,10 @@ pub mod state;
 pub mod x87;
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use rpt_api::{
-    Discovery, GuestError, GuestImage, GuestOptions, GuestPlugin, LiftResult, MemoryModel, PluginInfo, Seeds,
+    Discovery, Externs, GuestError, GuestImage, GuestOptions, GuestPlugin, LiftResult, MemoryModel, PluginInfo, Seeds,
     SourceFile,
 };
 use rpt_ir::{GuestAddr, HelperDecl, StateDesc};
@@ -93,7 +93,7 @@ impl GuestPlugin for X86Pe {
         loader_pe::load(image)
     }
 
-    fn externs(&self, image: &GuestImage, platform: &str) -> Result<BTreeMap<GuestAddr, String>, GuestError> {
+    fn externs(&self, image: &GuestImage, platform: &str) -> Result<Externs, GuestError> {
         platform::externs(image, platform)
     }
 

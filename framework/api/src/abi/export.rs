@@ -374,8 +374,8 @@ mod tests {
                 image.len()
             )))
         }
-        fn externs(&self, _: &crate::GuestImage, _: &str) -> Result<BTreeMap<GuestAddr, String>, crate::GuestError> {
-            Ok(BTreeMap::new())
+        fn externs(&self, _: &crate::GuestImage, _: &str) -> Result<crate::Externs, crate::GuestError> {
+            Ok(crate::Externs::default())
         }
         fn discover(&self, _: &crate::GuestImage, _: &crate::Seeds) -> crate::Discovery {
             crate::Discovery::default()

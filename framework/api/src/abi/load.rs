@@ -18,7 +18,7 @@ use super::wire::{
 };
 use super::{API_VERSION, PluginKind, PluginModuleRef, WIRE_VERSION};
 use crate::{
-    BatchContext, CEnvironment, Codegen, CompilerSettings, CpuModel, Discovery, FunctionContext, GuestError,
+    BatchContext, CEnvironment, Codegen, CompilerSettings, CpuModel, Discovery, Externs, FunctionContext, GuestError,
     GuestImage, GuestOptions, GuestPlugin, HostDesc, HostPlugin, LiftResult, MemoryModel, PassError, PassParams,
     PassPlugin, PluginInfo, ProgramAnalysis, Requirement, Runner, Seeds, SourceFile,
 };
@@ -684,7 +684,7 @@ impl GuestPlugin for DynGuest {
         self.call_fallible("load", &request)
     }
 
-    fn externs(&self, image: &GuestImage, platform: &str) -> Result<BTreeMap<GuestAddr, String>, GuestError> {
+    fn externs(&self, image: &GuestImage, platform: &str) -> Result<Externs, GuestError> {
         self.call_with_image("externs", image, |image| Request::Externs {
             image,
             platform: Cow::Borrowed(platform),

@@ -46,7 +46,8 @@ pub use shared::{layout_key, refuse_shared, serve_guest_shared, serve_pass_share
 /// A library built against another version is refused at load.
 ///
 /// Version 2: `GuestPlugin::load` and `memory_model` take the platform and the guest options;
-/// `GuestPlugin::convert_image`.
+/// `GuestPlugin::convert_image`; `GuestPlugin::externs` answers `Externs` (the implemented and the
+/// missing imports) instead of failing on a missing one.
 pub const API_VERSION: u32 = 2;
 
 /// The version of the byte format requests and answers use. It changes whenever a type that
@@ -58,7 +59,7 @@ pub const API_VERSION: u32 = 2;
 /// Version 3: the root module has `layout_key` and `call_shared`, the shared-layout transport.
 /// Version 4: `Load` and `MemoryModel` requests carry the platform and the guest options; the
 /// `ConvertImage` request.
-/// Version 5: the IR's `ExitReason::Unliftable`.
+/// Version 5: the IR's `ExitReason::Unliftable`; `Externs` answers carry the missing imports.
 pub const WIRE_VERSION: u32 = 5;
 
 /// The symbol abi_stable looks up in a plugin library. The export macros must spell it out,

@@ -4,10 +4,7 @@
 
 mod win32_console;
 
-use std::collections::BTreeMap;
-
-use rpt_api::{GuestError, GuestImage, SourceFile};
-use rpt_ir::GuestAddr;
+use rpt_api::{Externs, GuestError, GuestImage, SourceFile};
 
 use crate::x87::Model;
 
@@ -79,14 +76,14 @@ fn same_module(a: &str, b: &str) -> bool {
     stem(a).eq_ignore_ascii_case(stem(b))
 }
 
-/// Maps each imported function's thunk to the platform's C symbol.
+/// Maps each imported function's thunk to the platform's C symbol, and lists the imports the
+/// platform lacks in import-table order.
 ///
 /// Data imports (`_iob`, `__initenv`, ...) get no extern: the platform's start-up points their
-/// IAT slots at guest data. Fails with every import the platform lacks, in import-table order.
-pub fn externs(image: &GuestImage, platform: &str) -> Result<BTreeMap<GuestAddr, String>, GuestError> {
+/// IAT slots at guest data.
+pub fn externs(image: &GuestImage, platform: &str) -> Result<Externs, GuestError> {
     let p = find(platform)?;
-    let mut out = BTreeMap::new();
-    let mut missing = Vec::new();
+    let mut out = Externs::default();
     for import in &image.imports {
         match p
             .imports
@@ -95,17 +92,13 @@ pub fn externs(image: &GuestImage, platform: &str) -> Result<BTreeMap<GuestAddr,
         {
             Some(imp) => {
                 if let ImportKind::Function(symbol) = imp.kind {
-                    out.insert(import.thunk, symbol.to_string());
+                    out.implemented.insert(import.thunk, symbol.to_string());
                 }
             }
-            None => missing.push(format!("{}!{}", import.module, import.name)),
+            None => out
+                .missing
+                .push((import.thunk, format!("{}!{}", import.module, import.name))),
         }
-    }
-    if !missing.is_empty() {
-        return Err(GuestError::MissingImports {
-            platform: platform.to_string(),
-            imports: missing,
-        });
     }
     Ok(out)
 }
