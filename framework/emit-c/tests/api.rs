@@ -43,6 +43,7 @@ fn building_twice_gives_identical_binaries() {
 void rpt_guest_init(struct cpu *c, int argc, char **argv) { (void)argc; (void)argv; c->a = 7; }
 int rpt_guest_finish(struct cpu *c) { return (int)(c->a & 0x7f); }
 int rpt_guest_on_exit(struct cpu *c, uint64_t pc, int reason) { (void)c; (void)pc; (void)reason; return 0; }
+uint64_t rpt_guest_caller(struct cpu *c) { (void)c; return 0; }
 uint32_t rpt_helper_mix(struct cpu *restrict c, uint32_t a0, uint32_t a1) { (void)c; return a0 ^ a1; }
 void rpt_helper_bump_b(struct cpu *restrict c, uint32_t a0) { c->b += a0; }
 uint32_t rpt_helper_peek(struct cpu *restrict c, uint32_t a0) { (void)c; return rpt_load_u32_le(0x10000u + (a0 & 0xffcu)); }

@@ -192,6 +192,7 @@ fn driver_source(program: &Program, elems: &[Element], runs: &[Vec<u64>]) -> Str
     }
     s.push_str("}\n\n");
     s.push_str("int rpt_guest_on_exit(struct cpu *c, uint64_t pc, int reason)\n{\n\t(void)c;\n\texited = 1;\n\texit_pc = pc;\n\texit_reason = reason;\n\treturn 1;\n}\n\n");
+    s.push_str("uint64_t rpt_guest_caller(struct cpu *c)\n{\n\t(void)c;\n\treturn 0;\n}\n\n");
     s.push_str("int rpt_guest_finish(struct cpu *c)\n{\n");
     s.push_str("\tif (exited)\n\t\tprintf(\"exit %llx %d\\n\", (unsigned long long)exit_pc, exit_reason);\n\telse\n\t\tprintf(\"returned\\n\");\n");
     for (k, e) in elems.iter().enumerate() {

@@ -747,6 +747,7 @@ static jmp_buf case_done;
 void rpt_guest_init(struct cpu *c, int argc, char **argv) { (void)c; (void)argc; (void)argv; }
 int rpt_guest_finish(struct cpu *c) { (void)c; return 0; }
 int rpt_guest_on_exit(struct cpu *c, uint64_t pc, int reason) { (void)c; (void)pc; (void)reason; longjmp(case_done, 1); }
+uint64_t rpt_guest_caller(struct cpu *c) { (void)c; return 0; }
 
 /* One case, little-endian: esp, 8 registers, eflags, the window, cw sw top tags, 8 x (m, se). */
 struct wire {
