@@ -230,19 +230,9 @@ impl<I: Isa> FunctionCfg<I> {
         }
     }
 
-    /// Whether a direct call at `at` was judged never to return.
-    pub fn is_noreturn_call(&self, at: GuestAddr) -> bool {
-        self.noreturn_calls.contains(&at)
-    }
-
     /// Whether the function directly calls or tail-jumps to `addr` entered in `context`.
     pub fn calls_entry(&self, addr: GuestAddr, context: I::Context) -> bool {
         self.calls.contains(&Entry { addr, context })
-    }
-
-    /// The address of the function's entry.
-    pub fn entry_addr(&self) -> GuestAddr {
-        self.entry.addr
     }
 }
 

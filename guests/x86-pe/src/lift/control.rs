@@ -110,7 +110,7 @@ impl BlockCx<'_> {
     /// that tail-calls another function (the walker made the same choice when it built the CFG).
     fn dest(&self, lx: &mut Lifter<'_>, addr: GuestAddr) -> Block {
         if let Some(&b) = self.blocks.get(&addr)
-            && !self.walker.is_tail_target(addr, (), self.cfg.entry_addr())
+            && !self.walker.is_tail_target(addr, (), self.cfg.entry.addr)
         {
             return b;
         }
