@@ -163,6 +163,18 @@ fn run_with_input(mut cmd: Command, sample: &Sample, cwd: &Path) -> Output {
     child.wait_with_output().expect("wait for the program")
 }
 
+/// A bytecode interpreter dispatching by GCC's computed goto, and functions reached only through
+/// a table of function pointers and their neighbours' tail jumps.
+const DISPATCH: Sample = Sample {
+    name: "dispatch",
+    recipe: "recipes/msvcrt-dispatch.ron",
+    args: &[],
+    stdin: b"",
+    env: &[],
+    native: NativeOutput::CrLfLineEnds,
+    exit_code: 0,
+};
+
 const SSE_FLOAT: Sample = Sample {
     name: "sse_float",
     recipe: "recipes/sse-float.ron",
@@ -382,6 +394,103 @@ fn printf_quirks_that_only_msvcrt_has() {
 #[test]
 fn qsort_callbacks_with_mingw_printf() {
     check_sample(&QSORT_MINGW);
+}
+
+#[test]
+fn computed_goto_dispatch_and_functions_named_only_by_a_table() {
+    check_sample(&DISPATCH);
+}
+
+/// The interpreter's dispatch (`goto *labels[insn & 0x7f]`, repeated after every handler) is a
+/// switch over blocks of the interpreter's own function at each dispatch site: no label is a
+/// function of its own, and no dispatch goes through the run-time lookup of indirect jumps.
+#[test]
+fn computed_goto_dispatch_compiles_to_direct_jumps_inside_the_interpreter() {
+    let gen_dir = tempfile::tempdir_in(scratch()).expect("tempdir");
+    let out = Command::new(rpt_binary())
+        .arg("recompile")
+        .arg(workspace_root().join(DISPATCH.recipe))
+        .arg("--gen-dir")
+        .arg(gen_dir.path())
+        .arg("--cache-dir")
+        .arg(scratch().join("cache"))
+        .env("CI", "1")
+        .output()
+        .expect("rpt recompile");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let mut ir = String::new();
+    for path in files_under(gen_dir.path()) {
+        if path.extension().is_some_and(|e| e == "rir") {
+            ir.push_str(&fs::read_to_string(&path).expect("read IR"));
+        }
+    }
+    // Each function's text, by name; each block's first guest address, by function and block.
+    let mut functions: Vec<(&str, Vec<&str>)> = Vec::new();
+    for line in ir.lines() {
+        if let Some(name) = line.strip_prefix("function ") {
+            functions.push((name.trim_end_matches(" {"), Vec::new()));
+        } else if let Some((_, body)) = functions.last_mut() {
+            body.push(line);
+        }
+    }
+    let dispatchers: Vec<_> = functions
+        .iter()
+        .filter(|(_, body)| body.iter().any(|l| label_switch(l).is_some()))
+        .collect();
+    assert_eq!(
+        dispatchers.len(),
+        1,
+        "functions with a switch over the 24 labels: {dispatchers:?}"
+    );
+    let (_, body) = dispatchers[0];
+    let switches: Vec<Vec<&str>> = body.iter().filter_map(|l| label_switch(l)).collect();
+    assert!(
+        switches.len() >= 2,
+        "gcc repeats the dispatch after the handlers: {switches:?}"
+    );
+    let block_addr = |block: &str| -> String {
+        let at = body.iter().position(|l| *l == format!("{block}:")).expect("case block");
+        let mark = body[at + 1]
+            .trim()
+            .strip_prefix("mark 0x")
+            .expect("a case starts with its mark");
+        format!("f_{mark}")
+    };
+    let names: Vec<&str> = functions.iter().map(|(name, _)| *name).collect();
+    for case in &switches[0] {
+        let label = block_addr(case);
+        assert!(
+            !names.contains(&label.as_str()),
+            "the label {label} is a function of its own"
+        );
+    }
+}
+
+/// The cases of an IR `switch` line with 24 cases (the interpreter's labels), if it is one.
+fn label_switch(line: &str) -> Option<Vec<&str>> {
+    let cases = line
+        .trim()
+        .strip_prefix("switch ")?
+        .split_once('[')?
+        .1
+        .split_once(']')?
+        .0;
+    let cases: Vec<&str> = cases.split(", ").collect();
+    (cases.len() == 24).then_some(cases)
+}
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).expect("read_dir").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
 }
 
 #[test]

@@ -11,10 +11,15 @@
 //!   hints, and every direct call target of strong code. Their reachable code must decode;
 //!   whatever does not is an error naming the address.
 //! - Weak candidates are code addresses built in registers or written as immediates, and words in
-//!   data that point at code (function pointers, vtables, callback tables). A candidate is kept
-//!   only if it and every new function it calls walk cleanly and it is neither inside known code
-//!   nor a jump-table case; otherwise it is dropped with a note. Kept candidates are functions and
-//!   `address_taken`, and so are strong functions whose address appears the same way.
+//!   data that point at code (function pointers, vtables, callback tables). A candidate outside
+//!   known code is kept only if it and every new function it calls walk cleanly; otherwise it is
+//!   dropped with a note. Kept candidates are functions and `address_taken`, and so are strong
+//!   functions whose address appears the same way.
+//! - A candidate that names an instruction some walk already took into a function is never
+//!   dropped: it becomes an entry of its own into that code (with a note), because something
+//!   holds its address to jump or call there — a function that its neighbour's tail jump ran
+//!   into, a label stored for a computed goto, a landing pad. Only a jump table's own words
+//!   naming its cases are not entries: those cases are blocks of the function that jumps there.
 //!
 //! Contexts: an entry is an address plus the [`Isa::Context`] its first instruction decodes in —
 //! the 65816's M and X widths, where one routine entered with 8- and 16-bit accumulators is two
@@ -95,6 +100,23 @@ pub enum Flow {
 pub trait CaseTargets {
     /// The case targets.
     fn case_targets(&self) -> &[GuestAddr];
+
+    /// The addresses of the table's words that name its cases, when its entries are code
+    /// addresses: those words are the table, not function pointers. `None` (a table of offsets,
+    /// or one whose words the guest does not track) makes every case target count as named by
+    /// the table wherever else it appears.
+    fn case_words(&self) -> Option<Vec<GuestAddr>> {
+        None
+    }
+}
+
+/// A word of the image that holds a code address: a function pointer, a vtable slot, a label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CodePointer {
+    /// Where the word is.
+    pub at: GuestAddr,
+    /// The code address it holds.
+    pub target: GuestAddr,
 }
 
 /// A table that is no more than its case targets.
@@ -150,8 +172,8 @@ pub trait Isa: Sized {
         self.external(target)
     }
 
-    /// Words of the image outside code that point at code: weak function candidates.
-    fn pointer_candidates(&self, image: &GuestImage) -> BTreeSet<GuestAddr>;
+    /// Words of the image that point at code: weak function candidates.
+    fn pointer_candidates(&self, image: &GuestImage) -> Vec<CodePointer>;
 
     /// Says why `failure` happened, for diagnostics.
     fn describe(&self, image: &GuestImage, failure: &Self::Failure) -> String;
@@ -600,12 +622,15 @@ pub fn discover<I: Isa>(isa: &I, image: &GuestImage, seeds: &Seeds) -> Found<I::
 
     // Phase 2: weak candidates, validated one by one.
     let mut notes: BTreeMap<GuestAddr, String> = BTreeMap::new();
-    let mut covered: BTreeSet<GuestAddr> = BTreeSet::new();
-    let mut cases: BTreeSet<GuestAddr> = BTreeSet::new();
-    let mut candidates: BTreeSet<GuestAddr> = isa.pointer_candidates(image);
+    let mut known = KnownCode::default();
+    let mut candidates: BTreeSet<GuestAddr> = BTreeSet::new();
+    for p in isa.pointer_candidates(image) {
+        known.named_at.entry(p.target).or_default().insert(p.at);
+        candidates.insert(p.target);
+    }
     for &f in &strong_entries {
         let cfg = walker.walk_entry(f);
-        note_cover(&cfg, &mut covered, &mut cases);
+        known.note(&cfg);
         candidates.extend(cfg.code_constants.iter().copied());
     }
     let mut address_taken = BTreeSet::new();
@@ -618,30 +643,43 @@ pub fn discover<I: Isa>(isa: &I, image: &GuestImage, seeds: &Seeds) -> Found<I::
             address_taken.insert(c);
             continue;
         }
-        if cases.contains(&c) {
-            // Jump-table entries in data are case labels, already lifted as blocks.
+        if known.only_a_case(c) {
+            // A jump table's own word naming one of its cases: a block of the function that jumps there.
             continue;
         }
-        if covered.contains(&c) {
+        let new_functions = if let Some(&owner) = known.insns.get(&c) {
+            // Code that a walk already took into a function, named from elsewhere: a label whose
+            // address is stored (a landing pad, a computed-goto target outside any recognised
+            // table) or a function that a neighbour's tail jump ran into. It is an entry of its
+            // own into the same code; dropping it would leave a call through it nowhere to go.
             notes.insert(
                 c,
-                format!("dropped the possible function pointer {c}: it points inside known code"),
+                format!(
+                    "{c} is inside {}, and its address is taken: it is also an entry of its own",
+                    owner.function_name()
+                ),
             );
-            continue;
-        }
-        match validate(&walker, c) {
-            Ok(cfgs) => {
-                for cfg in &cfgs {
-                    walker.add_function(cfg.entry);
-                    note_cover(cfg, &mut covered, &mut cases);
-                    candidates.extend(cfg.code_constants.iter().copied().filter(|a| !seen.contains(a)));
+            let entry = Entry {
+                addr: c,
+                context: I::Context::default(),
+            };
+            walker.add_function(entry);
+            vec![walker.walk_entry(entry)]
+        } else {
+            match validate(&walker, c) {
+                Ok(cfgs) => cfgs,
+                Err(why) => {
+                    notes.insert(c, format!("dropped the possible function pointer {c}: {why}"));
+                    continue;
                 }
-                address_taken.insert(c);
             }
-            Err(why) => {
-                notes.insert(c, format!("dropped the possible function pointer {c}: {why}"));
-            }
+        };
+        for cfg in &new_functions {
+            walker.add_function(cfg.entry);
+            known.note(cfg);
+            candidates.extend(cfg.code_constants.iter().copied().filter(|a| !seen.contains(a)));
         }
+        address_taken.insert(c);
     }
 
     // Phase 3: diagnostics for strong code, against the final function set.
@@ -682,11 +720,51 @@ pub fn discover<I: Isa>(isa: &I, image: &GuestImage, seeds: &Seeds) -> Found<I::
     }
 }
 
-/// Records the addresses inside a walked function that a function pointer cannot sensibly name.
-fn note_cover<I: Isa>(cfg: &FunctionCfg<I>, covered: &mut BTreeSet<GuestAddr>, cases: &mut BTreeSet<GuestAddr>) {
-    covered.extend(cfg.insns.keys().copied().filter(|&a| a != cfg.entry.addr));
-    for table in cfg.jump_tables.values() {
-        cases.extend(table.case_targets().iter().copied());
+/// What the walks so far know about code addresses, to judge a candidate that names one.
+#[derive(Default)]
+struct KnownCode {
+    /// Instructions inside walked functions (their entries aside), with the function's entry.
+    insns: BTreeMap<GuestAddr, GuestAddr>,
+    /// Where the image's words name each candidate.
+    named_at: BTreeMap<GuestAddr, BTreeSet<GuestAddr>>,
+    /// Code constants of walked instructions: candidates named by code, never by a table alone.
+    from_code: BTreeSet<GuestAddr>,
+    /// Case targets of tables whose words are known, and those words.
+    cases: BTreeSet<GuestAddr>,
+    case_words: BTreeSet<GuestAddr>,
+    /// Case targets of tables whose words are not known: named by the table wherever they appear.
+    untracked_cases: BTreeSet<GuestAddr>,
+}
+
+impl KnownCode {
+    /// Takes in a walked function.
+    fn note<I: Isa>(&mut self, cfg: &FunctionCfg<I>) {
+        let entry = cfg.entry.addr;
+        self.insns
+            .extend(cfg.insns.keys().filter(|&&a| a != entry).map(|&a| (a, entry)));
+        self.from_code.extend(cfg.code_constants.iter().copied());
+        for table in cfg.jump_tables.values() {
+            match table.case_words() {
+                Some(words) => {
+                    self.cases.extend(table.case_targets().iter().copied());
+                    self.case_words.extend(words);
+                }
+                None => self.untracked_cases.extend(table.case_targets().iter().copied()),
+            }
+        }
+    }
+
+    /// Whether `c` is named only as a case of a jump table (so it is a block, not an entry).
+    fn only_a_case(&self, c: GuestAddr) -> bool {
+        if self.untracked_cases.contains(&c) {
+            return true;
+        }
+        if !self.cases.contains(&c) || self.from_code.contains(&c) {
+            return false;
+        }
+        self.named_at
+            .get(&c)
+            .is_none_or(|words| words.is_subset(&self.case_words))
     }
 }
 

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeSet;
 
-use rpt_api::discover::{self, CallFlow, Flow};
+use rpt_api::discover::{self, CallFlow, CodePointer, Flow};
 use rpt_api::{Discovery, GuestImage, Seeds};
 use rpt_ir::GuestAddr;
 
@@ -109,7 +109,7 @@ impl discover::Isa for Ppc {
         None
     }
 
-    fn pointer_candidates(&self, image: &GuestImage) -> BTreeSet<GuestAddr> {
+    fn pointer_candidates(&self, image: &GuestImage) -> Vec<CodePointer> {
         data_words(image)
     }
 
@@ -227,13 +227,16 @@ pub(crate) fn discover(image: &GuestImage, seeds: &Seeds) -> Discovery {
 }
 
 /// Aligned 32-bit big-endian words in data sections that point at aligned code.
-fn data_words(image: &GuestImage) -> BTreeSet<GuestAddr> {
+fn data_words(image: &GuestImage) -> Vec<CodePointer> {
     image
         .segments
         .iter()
         .filter(|s| !s.flags.execute)
         .flat_map(|s| discover::aligned_words(s, true))
-        .map(|(_, word)| GuestAddr(u64::from(word)))
-        .filter(|&addr| addr.0.is_multiple_of(4) && image.is_code(addr))
+        .map(|(at, word)| CodePointer {
+            at,
+            target: GuestAddr(u64::from(word)),
+        })
+        .filter(|p| p.target.0.is_multiple_of(4) && image.is_code(p.target))
         .collect()
 }

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use iced_x86::{Instruction, OpKind, Register};
-use rpt_api::discover::{self, CallFlow, CaseTargets, Flow};
+use rpt_api::discover::{self, CallFlow, CaseTargets, CodePointer, Flow};
 use rpt_api::{Discovery, GuestImage, Seeds};
 use rpt_ir::GuestAddr;
 
@@ -106,6 +106,11 @@ impl CaseTargets for JumpTable {
     fn case_targets(&self) -> &[GuestAddr] {
         &self.targets
     }
+
+    fn case_words(&self) -> Option<Vec<GuestAddr>> {
+        let words = self.by_index.iter().enumerate().filter(|(_, t)| t.is_some());
+        Some(words.map(|(i, _)| GuestAddr(self.table.0 + 4 * i as u64)).collect())
+    }
 }
 
 impl discover::Isa for X86 {
@@ -182,7 +187,7 @@ impl discover::Isa for X86 {
         }
     }
 
-    fn pointer_candidates(&self, image: &GuestImage) -> BTreeSet<GuestAddr> {
+    fn pointer_candidates(&self, image: &GuestImage) -> Vec<CodePointer> {
         let mut out = data_words(image);
         out.extend(constructor_lists(image));
         out
@@ -204,23 +209,26 @@ pub(crate) fn discover(image: &GuestImage, seeds: &Seeds) -> Discovery {
 /// mingw's linker script puts `__CTOR_LIST__` and `__DTOR_LIST__` at the end of `.text`: an aligned
 /// word 0xffffffff, the functions, then a 0 word. `__do_global_ctors` calls them through the list,
 /// so nothing else names them. Only complete lists of code pointers count.
-fn constructor_lists(image: &GuestImage) -> BTreeSet<GuestAddr> {
-    let mut out = BTreeSet::new();
+fn constructor_lists(image: &GuestImage) -> Vec<CodePointer> {
+    let mut out = Vec::new();
     for seg in image.segments.iter().filter(|s| s.flags.execute) {
-        let words: Vec<u32> = discover::aligned_words(seg, false).map(|(_, w)| w).collect();
-        for (i, &w) in words.iter().enumerate() {
+        let words: Vec<(GuestAddr, u32)> = discover::aligned_words(seg, false).collect();
+        for (i, &(_, w)) in words.iter().enumerate() {
             if w != u32::MAX {
                 continue;
             }
-            let list: Vec<u32> = words
+            let list: Vec<CodePointer> = words
                 .iter()
                 .skip(i + 1)
-                .take_while(|&&p| p != 0 && image.is_code(GuestAddr(u64::from(p))))
-                .copied()
+                .map(|&(at, p)| CodePointer {
+                    at,
+                    target: GuestAddr(u64::from(p)),
+                })
+                .take_while(|p| p.target.0 != 0 && image.is_code(p.target))
                 .collect();
-            let terminated = words.get(i + 1 + list.len()) == Some(&0);
+            let terminated = words.get(i + 1 + list.len()).map(|&(_, w)| w) == Some(0);
             if terminated && !list.is_empty() {
-                out.extend(list.into_iter().map(|p| GuestAddr(u64::from(p))));
+                out.extend(list);
             }
         }
     }
@@ -228,13 +236,16 @@ fn constructor_lists(image: &GuestImage) -> BTreeSet<GuestAddr> {
 }
 
 /// Aligned 32-bit words in non-executable sections (the headers aside) that point into executable code.
-fn data_words(image: &GuestImage) -> BTreeSet<GuestAddr> {
+fn data_words(image: &GuestImage) -> Vec<CodePointer> {
     image
         .segments
         .iter()
         .filter(|s| !s.flags.execute && s.name != "headers")
         .flat_map(|s| discover::aligned_words(s, false))
-        .map(|(_, word)| GuestAddr(u64::from(word)))
-        .filter(|&addr| image.is_code(addr))
+        .map(|(at, word)| CodePointer {
+            at,
+            target: GuestAddr(u64::from(word)),
+        })
+        .filter(|p| image.is_code(p.target))
         .collect()
 }

@@ -106,14 +106,17 @@ impl Isa for Toy {
         (addr == EXIT_THUNK).then_some(CallFlow::NoReturn)
     }
 
-    fn pointer_candidates(&self, image: &GuestImage) -> BTreeSet<GuestAddr> {
+    fn pointer_candidates(&self, image: &GuestImage) -> Vec<CodePointer> {
         image
             .segments
             .iter()
             .filter(|s| !s.flags.execute)
             .flat_map(|s| aligned_words(s, false))
-            .map(|(_, w)| GuestAddr(u64::from(w)))
-            .filter(|&a| image.is_code(a))
+            .map(|(at, w)| CodePointer {
+                at,
+                target: GuestAddr(u64::from(w)),
+            })
+            .filter(|p| image.is_code(p.target))
             .collect()
     }
 
@@ -235,7 +238,7 @@ fn strong_code_that_cannot_decode_is_an_error_at_its_address() {
 }
 
 #[test]
-fn weak_candidates_are_kept_only_when_they_walk_cleanly_outside_known_code() {
+fn weak_candidates_outside_known_code_are_kept_only_when_they_walk_cleanly() {
     // Entry 0x00: imm 0x20 (a code constant, a function at 0x20); ret at 0x02, which data names
     // too although it is inside the entry's code. 0x08: a callback named only in data. 0x10: a
     // byte that does not decode, named in data.
@@ -248,8 +251,9 @@ fn weak_candidates_are_kept_only_when_they_walk_cleanly_outside_known_code() {
     code.push(RET);
     let data = [(CODE + 0x08) as u32, (CODE + 0x10) as u32, (CODE + 0x02) as u32, 0x1234];
     let found = discover(&Toy, &image(&code, &data), &Seeds::default());
-    assert_eq!(found.discovery.functions, addrs(&[0x00, 0x08, 0x20]));
-    assert_eq!(found.discovery.address_taken, addrs(&[0x08, 0x20]));
+    // 0x02 is an entry of its own into the entry function's code.
+    assert_eq!(found.discovery.functions, addrs(&[0x00, 0x02, 0x08, 0x20]));
+    assert_eq!(found.discovery.address_taken, addrs(&[0x02, 0x08, 0x20]));
     let notes: BTreeMap<GuestAddr, &str> = found
         .discovery
         .diagnostics
@@ -261,7 +265,103 @@ fn weak_candidates_are_kept_only_when_they_walk_cleanly_outside_known_code() {
         .collect();
     assert_eq!(notes.len(), 2, "{notes:?}");
     assert!(notes[&GuestAddr(CODE + 0x10)].contains("unknown opcode"));
-    assert!(notes[&GuestAddr(CODE + 0x02)].contains("inside known code"));
+    assert!(
+        notes[&GuestAddr(CODE + 0x02)].contains("inside f_00000100, and its address is taken"),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn a_function_its_neighbour_runs_into_by_a_tail_jump_keeps_its_own_entry() {
+    // 0x00: call 0x08; ret.   0x08: br 0x10; ret.   0x10: nop; ret — reached only by 0x08's
+    // branch, and named in data (a table of function pointers). The walk of 0x08 first took it as
+    // a block; the data word makes it a function, and 0x08's branch there a tail call.
+    let mut code = vec![CALL, 0x08, RET];
+    code.resize(0x08, NOP);
+    code.extend([BR, 0x10, RET]);
+    code.resize(0x10, NOP);
+    code.extend([NOP, RET]);
+    let img = image(&code, &[(CODE + 0x10) as u32]);
+    let found = discover(&Toy, &img, &Seeds::default());
+    assert_eq!(found.discovery.functions, addrs(&[0x00, 0x08, 0x10]));
+    assert_eq!(found.discovery.address_taken, addrs(&[0x10]));
+    let walker = Walker::new(&Toy, &img, Cow::Owned(found.discovery.functions.clone()));
+    let neighbour = walker.walk(GuestAddr(CODE + 0x08));
+    assert!(neighbour.calls_entry(GuestAddr(CODE + 0x10), false));
+    assert!(!neighbour.insns.contains_key(&GuestAddr(CODE + 0x10)));
+}
+
+/// The toy's jump table as a guest that tracks the words of its tables reports it: the JTAB
+/// operands stand for words at `DATA`, one per case.
+#[derive(Clone, Debug)]
+struct TrackedTable(Vec<GuestAddr>);
+
+impl CaseTargets for TrackedTable {
+    fn case_targets(&self) -> &[GuestAddr] {
+        &self.0
+    }
+
+    fn case_words(&self) -> Option<Vec<GuestAddr>> {
+        Some((0..self.0.len() as u64).map(|i| GuestAddr(DATA + 4 * i)).collect())
+    }
+}
+
+/// The toy with tables whose words are tracked.
+struct TrackedToy;
+
+impl Isa for TrackedToy {
+    type Insn = ToyInsn;
+    type Context = bool;
+    type Failure = String;
+    type JumpTable = TrackedTable;
+    type Run = ();
+
+    fn decode(&self, image: &GuestImage, at: GuestAddr, wide: bool) -> Result<(ToyInsn, GuestAddr), String> {
+        Toy.decode(image, at, wide)
+    }
+
+    fn flow(
+        &self,
+        image: &GuestImage,
+        insn: &ToyInsn,
+        wide: &mut bool,
+        run: &mut (),
+        code_constants: &mut BTreeSet<GuestAddr>,
+    ) -> Result<Flow, String> {
+        Toy.flow(image, insn, wide, run, code_constants)
+    }
+
+    fn jump_table(&self, image: &GuestImage, cfg: &FunctionCfg<Self>, at: GuestAddr) -> Option<TrackedTable> {
+        let insn = cfg.insns.get(&at)?;
+        let _ = image;
+        Some(TrackedTable(insn.operands[1..].iter().map(|&b| target(b)).collect()))
+    }
+
+    fn external(&self, addr: GuestAddr) -> Option<CallFlow> {
+        Toy.external(addr)
+    }
+
+    fn pointer_candidates(&self, image: &GuestImage) -> Vec<CodePointer> {
+        Toy.pointer_candidates(image)
+    }
+
+    fn describe(&self, image: &GuestImage, failure: &String) -> String {
+        Toy.describe(image, failure)
+    }
+}
+
+#[test]
+fn a_case_named_outside_its_table_is_also_an_entry() {
+    // 0x00: jtab 2 -> 0x08, 0x0a.  0x08: ret.  0x0a: ret.  The table's words (DATA, DATA+4) name
+    // both cases; a third word names 0x0a again, as a function pointer would.
+    let mut code = vec![JTAB, 2, 0x08, 0x0a];
+    code.resize(0x08, NOP);
+    code.extend([RET, NOP, RET]);
+    let data = [(CODE + 0x08) as u32, (CODE + 0x0a) as u32, (CODE + 0x0a) as u32];
+    let img = image(&code, &data);
+    let found = discover(&TrackedToy, &img, &Seeds::default());
+    assert_eq!(found.discovery.functions, addrs(&[0x00, 0x0a]));
+    assert_eq!(found.discovery.address_taken, addrs(&[0x0a]));
 }
 
 #[test]

@@ -244,15 +244,16 @@ fn jump_indirect(lx: &mut Lifter<'_>, cx: &mut BlockCx<'_>, insn: &Instruction) 
             None => Some(lx.b.get(table.index_slot)),
         };
         if let Some(index) = index {
-            let cases: Vec<BlockCall> = table
-                .targets
-                .iter()
-                .map(|&t| BlockCall::plain(cx.dest(lx, t)))
-                .collect();
             // Out-of-range indices cannot reach here past the bounds check, but if they do, the
-            // original jump is still right: it goes wherever the table (or register) says.
+            // original jump is still right: it goes wherever the table (or register) says. So
+            // does an index whose entry is not one of this function's cases.
             let here = lx.b.current_block();
             let fallback = lx.b.create_block();
+            let cases: Vec<BlockCall> = table
+                .by_index
+                .iter()
+                .map(|t| BlockCall::plain(t.map_or(fallback, |t| cx.dest(lx, t))))
+                .collect();
             lx.b.switch_to_block(fallback);
             let target = lx.read_op(insn, 0);
             lx.b.terminate(Terminator::TailCall {

@@ -10,12 +10,18 @@
 //! ```
 //! The bound comes from the `cmp`: `ja`/`jbe` admit indices 0..=N, `jae`/`jb` admit 0..N. Every
 //! table entry must point into executable code, and the table holds at most 1024 entries;
-//! otherwise the jump is not treated as a table. Even a recognised table keeps the original
+//! otherwise the jump is not treated as a table.
+//!
+//! GCC's computed goto (`goto *labels[op & 0x7f]`, the dispatch of Lua, CPython and many
+//! emulators) compares nothing: the index's last write in the block is `and idx, MASK` (or a
+//! `movzx` of a byte), which admits MASK + 1 indices. The table may be shorter than that, so it
+//! ends at the first entry that is not code, and only entries that are labels of the dispatching
+//! function are cases ([`keep_labels`]). Even a recognised table keeps the original
 //! indirect jump as the switch's default, so a wrong guess can cost speed but not behaviour.
 
 use std::collections::BTreeMap;
 
-use iced_x86::{ConditionCode, Instruction, Mnemonic, OpKind, Register};
+use iced_x86::{ConditionCode, FlowControl, Instruction, InstructionInfoFactory, Mnemonic, OpAccess, OpKind, Register};
 use rpt_api::GuestImage;
 use rpt_ir::{GuestAddr, SlotId};
 
@@ -24,6 +30,9 @@ use super::operand::reg_view;
 /// The most entries rpt accepts in one table.
 const MAX_ENTRIES: u64 = 1024;
 
+/// How far back, in straight-line instructions, the mask of a masked index may be.
+const MASK_LOOKBACK: usize = 8;
+
 /// A recognised jump table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct JumpTable {
@@ -31,7 +40,9 @@ pub(crate) struct JumpTable {
     pub(crate) index_slot: SlotId,
     /// The table's guest address.
     pub(crate) table: GuestAddr,
-    /// The case targets, for indices 0, 1, 2, ...
+    /// The case of each index 0, 1, 2, ...; `None` takes the switch's default (the original jump).
+    pub(crate) by_index: Vec<Option<GuestAddr>>,
+    /// The cases, in index order (the `Some`s of `by_index`).
     pub(crate) targets: Vec<GuestAddr>,
     /// For form B, the address of the `mov r, [idx*4+table]` (the index must be read before it).
     pub(crate) load_at: Option<GuestAddr>,
@@ -91,27 +102,115 @@ pub(crate) fn recognise(
         _ => return None,
     };
     let index_slot = full(index_reg)?;
-    let count = bound(insns, seq_start, index_reg)?;
+    let (count, masked) = match bound(insns, seq_start, index_reg) {
+        Some(n) => (n, false),
+        None => (mask_bound(insns, block_starts, seq_start, index_reg)?, true),
+    };
     if count == 0 || count > MAX_ENTRIES {
         return None;
     }
-    let mut targets = Vec::new();
+    let mut by_index = Vec::new();
     for i in 0..count {
         let at = GuestAddr(u64::from(table) + 4 * i);
-        let bytes = image.bytes_at(at, 4)?;
-        let word: [u8; 4] = bytes.try_into().ok()?;
-        let target = GuestAddr(u64::from(u32::from_le_bytes(word)));
-        if !image.is_code(target) {
-            return None;
+        let target = image
+            .bytes_at(at, 4)
+            .and_then(|bytes| <[u8; 4]>::try_from(bytes).ok())
+            .map(|word| GuestAddr(u64::from(u32::from_le_bytes(word))))
+            .filter(|&t| image.is_code(t));
+        match target {
+            Some(t) => by_index.push(Some(t)),
+            // A mask admits more indices than the program uses (Lua's 83 opcodes under a 7-bit
+            // field): the table ends at the first word that is not code, and the indices past it
+            // take the switch's default, the original jump.
+            None if masked => break,
+            None => return None,
         }
-        targets.push(target);
+    }
+    if masked {
+        keep_labels(image, table, &mut by_index);
+    }
+    let targets: Vec<GuestAddr> = by_index.iter().flatten().copied().collect();
+    if masked && targets.len() < 2 {
+        return None;
     }
     Some(JumpTable {
         index_slot,
         table: GuestAddr(u64::from(table)),
+        by_index,
         targets,
         load_at,
     })
+}
+
+/// How many instructions [`keep_labels`] decodes from one entry looking for the dispatch.
+const LABEL_SEARCH_BUDGET: usize = 256;
+
+/// Keeps the entries of a masked table that are labels of the dispatching function.
+///
+/// What follows a computed-goto table in the image may be another table of code addresses
+/// (function pointers, say), and nothing in the words tells them apart: the mask admits them, and
+/// they point at code. Those are not cases: they would hide functions that are only called through
+/// their own table. A label of the dispatching function leads back to a dispatch through the same
+/// table (every handler of an interpreter ends in one), found by decoding forward from it along
+/// direct jumps and both sides of branches; an entry that does not (the handler that leaves the
+/// interpreter) still counts when it lies among labels that do. The others become holes: the
+/// switch's default, the original jump, takes them, and their words are function pointers again.
+fn keep_labels(image: &GuestImage, table: u32, by_index: &mut Vec<Option<GuestAddr>>) {
+    let leads_back: Vec<bool> = by_index
+        .iter()
+        .map(|t| t.is_some_and(|t| reaches_dispatch(image, table, t)))
+        .collect();
+    let confirmed = || {
+        by_index
+            .iter()
+            .zip(&leads_back)
+            .filter(|&(_, &ok)| ok)
+            .filter_map(|(t, _)| *t)
+    };
+    let (Some(low), Some(high)) = (confirmed().min(), confirmed().max()) else {
+        by_index.iter_mut().for_each(|t| *t = None);
+        return;
+    };
+    for (t, ok) in by_index.iter_mut().zip(leads_back) {
+        if !ok && t.is_some_and(|t| t < low || t > high) {
+            *t = None;
+        }
+    }
+    // Indices past the last label take the default anyway.
+    while by_index.last() == Some(&None) {
+        by_index.pop();
+    }
+}
+
+/// Whether code from `start` reaches an instruction that reads `[idx*4 + table]`.
+fn reaches_dispatch(image: &GuestImage, table: u32, start: GuestAddr) -> bool {
+    let mut queue = vec![start];
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(mut pc) = queue.pop() {
+        while seen.len() < LABEL_SEARCH_BUDGET && seen.insert(pc) {
+            let Ok(insn) = crate::decode::decode_at(image, pc) else {
+                break;
+            };
+            if (0..insn.op_count()).any(|i| insn.op_kind(i) == OpKind::Memory)
+                && table_operand(&insn).is_some_and(|(_, t)| t == table)
+            {
+                return true;
+            }
+            let next = GuestAddr(u64::from(insn.next_ip32()));
+            match insn.flow_control() {
+                FlowControl::Next | FlowControl::Call => pc = next,
+                FlowControl::UnconditionalBranch if insn.op_kind(0) == OpKind::NearBranch32 => {
+                    pc = GuestAddr(insn.near_branch_target());
+                }
+                FlowControl::ConditionalBranch if insn.op_kind(0) == OpKind::NearBranch32 => {
+                    queue.push(GuestAddr(insn.near_branch_target()));
+                    pc = next;
+                }
+                _ => break,
+            }
+        }
+    }
+    false
 }
 
 /// The number of in-range indices the guard before `seq_start` admits.
@@ -165,6 +264,48 @@ fn bound(insns: &BTreeMap<GuestAddr, Instruction>, seq_start: GuestAddr, index_r
         _ => return None,
     };
     Some(if inclusive { n.checked_add(1)? } else { n })
+}
+
+/// The number of indices a mask admits: the index register's last write before `seq_start`, in
+/// the same block, is `and idx, MASK` (MASK + 1 indices) or a zero-extending byte load (256).
+/// This is the bound of GCC's computed goto, `goto *labels[op & 0x7f]`, which compares nothing.
+fn mask_bound(
+    insns: &BTreeMap<GuestAddr, Instruction>,
+    block_starts: &BTreeMap<GuestAddr, ()>,
+    seq_start: GuestAddr,
+    index_reg: Register,
+) -> Option<u64> {
+    let index = index_reg.full_register32();
+    let mut info = InstructionInfoFactory::new();
+    let mut at = seq_start;
+    for _ in 0..MASK_LOOKBACK {
+        if block_starts.contains_key(&at) {
+            // Another path may enter here without the mask.
+            return None;
+        }
+        let p = fallthrough_pred(insns, at)?;
+        let writes_index = info.info(p).used_registers().iter().any(|u| {
+            u.register().full_register32() == index
+                && matches!(
+                    u.access(),
+                    OpAccess::Write | OpAccess::CondWrite | OpAccess::ReadWrite | OpAccess::ReadCondWrite
+                )
+        });
+        if writes_index {
+            let to_index = p.op_kind(0) == OpKind::Register && p.op_register(0) == index;
+            return match (p.mnemonic(), p.op_kind(1)) {
+                (Mnemonic::And, OpKind::Immediate32 | OpKind::Immediate8to32) if to_index => {
+                    Some((p.immediate(1) & 0xffff_ffff) + 1)
+                }
+                (Mnemonic::Movzx, OpKind::Memory | OpKind::Register) if to_index && p.memory_size().size() <= 1 => {
+                    (p.op_kind(1) == OpKind::Memory || p.op_register(1).size() == 1).then_some(256)
+                }
+                _ => None,
+            };
+        }
+        at = GuestAddr(p.ip());
+    }
+    None
 }
 
 fn is_jcc(insn: &Instruction) -> bool {

@@ -12,7 +12,7 @@
 #   ./build.sh list               prints the sample names
 #
 # Which printf a sample gets (see README.md):
-#   int_work, stdio_strings, printf_float, printf_quirks: -D__USE_MINGW_ANSI_STDIO=0, so printf is msvcrt's
+#   dispatch, int_work, stdio_strings, printf_float, printf_quirks: -D__USE_MINGW_ANSI_STDIO=0, so printf is msvcrt's
 #     (the win32-console platform formats it);
 #   qsort_mingw, x87_physics: mingw's default, so printf is mingw's own code inside the PE (lifted guest code).
 # Which float unit a sample's float code uses:
@@ -28,7 +28,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 CC_PE=${CC_PE:-i686-w64-mingw32-gcc}
 CC_ORACLE=${CC_ORACLE:-gcc}
-SAMPLES="int_work stdio_strings printf_float printf_quirks qsort_mingw sse_float x87_mandel x87_physics x87_ray53"
+SAMPLES="dispatch int_work stdio_strings printf_float printf_quirks qsort_mingw sse_float x87_mandel x87_physics x87_ray53"
 
 # Code generation flags shared by both builds, so the two programs are as alike as possible.
 COMMON="-O2 -m32 -march=i686 -fno-asynchronous-unwind-tables -Wall -Wextra"
