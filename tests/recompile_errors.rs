@@ -110,6 +110,59 @@ fn an_instruction_the_lifter_lacks_is_a_guest_fault_when_executed_and_an_error_w
     }
 }
 
+/// A fault two calls deep names its callers, innermost first, from the guest's stack.
+#[test]
+fn a_guest_fault_names_its_callers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = dir.path().join("probe.c");
+    fs::write(
+        &src,
+        format!(
+            "__declspec(dllimport) void __stdcall ExitProcess(unsigned);\n\
+             __attribute__((noinline)) unsigned inner(void) {{ {} return a ^ b ^ c ^ d; }}\n\
+             __attribute__((noinline)) unsigned outer(void) {{ return inner() * 3 + 1; }}\n\
+             void __stdcall start(void) {{ ExitProcess(outer() + 5); }}\n",
+            CPUID.split("ExitProcess").next().unwrap_or_default()
+        ),
+    )
+    .expect("write source");
+    let exe = dir.path().join("probe.exe");
+    build_pe(&src, &exe, &[]);
+    let recipe = write_recipe(dir.path(), &exe, "");
+    let out = rpt_in("run", &recipe, &dir.path().join("gen"), &dir.path().join("cache"), &[]);
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(123), "{stderr}");
+    let outer = symbol_address(&exe, "_outer");
+    let start = symbol_address(&exe, "_start@0");
+    let callers: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.trim_start().starts_with("called from") || l.trim_start().starts_with("from"))
+        .collect();
+    assert!(callers.len() >= 2, "two callers expected:\n{stderr}");
+    assert!(
+        callers[0].ends_with(&format!("in the function at {outer:#010x}")),
+        "the first caller is outer:\n{stderr}"
+    );
+    assert!(
+        callers[1].ends_with(&format!("in the function at {start:#010x}")),
+        "the second caller is start:\n{stderr}"
+    );
+}
+
+/// The address of a symbol of `exe` (mingw keeps COFF symbols unless stripped).
+fn symbol_address(exe: &Path, name: &str) -> u64 {
+    let out = std::process::Command::new("i686-w64-mingw32-nm")
+        .arg(exe)
+        .output()
+        .expect("nm runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.ends_with(&format!(" {name}")))
+        .unwrap_or_else(|| panic!("nm shows no {name}:\n{text}"));
+    u64::from_str_radix(line.split(' ').next().expect("address"), 16).expect("hex address")
+}
+
 #[test]
 fn an_instruction_the_lifter_lacks_that_never_runs_does_not_stop_the_program() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -226,6 +279,55 @@ fn an_import_the_platform_lacks_that_is_never_called_does_not_stop_the_program()
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(9), "{stderr}");
     assert!(stderr.contains("does not implement 3 imports"), "{stderr}");
+}
+
+/// The recipe's `import_stubs` make stubs return (popping stdcall arguments and leaving an error
+/// for GetLastError) instead of stopping; `strict_imports` then counts only the others; a name
+/// that is not a missing import is an error naming the ones that are.
+#[test]
+fn a_stub_the_recipe_gives_a_return_returns_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let exe = missing_imports_pe(
+        dir.path(),
+        "__declspec(dllimport) unsigned __stdcall GetLastError(void);
+         int beep = Beep(440, 10) + Beep(1, 1); unsigned drives = GetLogicalDrives();
+         if (never) SetConsoleTitleA(\"x\");
+         ExitProcess(beep * 10 + GetLastError() + drives);",
+    );
+    let stubs = "    import_stubs: {\n\
+         \x20       \"KERNEL32.dll!Beep\": (returns: 1, pops: 8),\n\
+         \x20       \"kernel32.DLL!GetLogicalDrives\": (last_error: Some(5)),\n\
+         \x20   },\n";
+    let recipe = write_recipe(dir.path(), &exe, stubs);
+    let out = rpt_in("run", &recipe, &dir.path().join("gen"), &dir.path().join("cache"), &[]);
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(25), "2 * 10 + error 5 + 0 drives:\n{stderr}");
+    assert!(
+        stderr.contains("KERNEL32.dll!Beep (returns what the recipe's import_stubs says)"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("rpt: the guest called KERNEL32.dll!Beep from ").count(),
+        1,
+        "reported once:\n{stderr}"
+    );
+    // strict_imports counts only the import no stub covers.
+    let strict = write_recipe(dir.path(), &exe, &format!("{stubs}    strict_imports: true,\n"));
+    let (ok, stderr) = recompile(dir.path(), &strict);
+    assert!(!ok, "{stderr}");
+    assert!(stderr.contains("does not implement 1 import"), "{stderr}");
+    assert!(
+        stderr.contains("SetConsoleTitleA") && !stderr.contains("!Beep"),
+        "{stderr}"
+    );
+    // A name that is not a missing import is an error.
+    let typo = write_recipe(dir.path(), &exe, "    import_stubs: {\"KERNEL32.dll!Beeep\": ()},\n");
+    let (ok, stderr) = recompile(dir.path(), &typo);
+    assert!(!ok, "{stderr}");
+    assert!(
+        stderr.contains("import_stubs names `KERNEL32.dll!Beeep`") && stderr.contains(MISSING[0]),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -147,8 +147,12 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
              that stops the program if it is called (the recipe's `strict_imports: true` makes them errors):",
             recipe.platform
         );
-        for (_, name) in &generated.missing_imports {
-            eprintln!("  {name}");
+        for (thunk, name) in &generated.missing_imports {
+            if generated.stubbed_by_recipe.contains(thunk) {
+                eprintln!("  {name} (returns what the recipe's import_stubs says)");
+            } else {
+                eprintln!("  {name}");
+            }
         }
     }
     if args.report {

@@ -42,6 +42,17 @@ pub enum CoreError {
         /// Registered passes, comma-separated or "none".
         known: String,
     },
+    /// The recipe's `import_stubs` names something that is not an import the platform lacks.
+    #[error(
+        "the recipe's import_stubs names `{name}`, which is not an import of this image that the platform lacks \
+         (those are: {missing})"
+    )]
+    UnknownImportStub {
+        /// The name in the recipe.
+        name: String,
+        /// The imports the platform lacks, `module!name`, comma-separated, or "none".
+        missing: String,
+    },
     /// The guest plugin refused the image or platform.
     #[error("{0}")]
     Guest(GuestError),

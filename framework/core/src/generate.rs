@@ -1,5 +1,6 @@
 //! The driver that runs the queries for a whole generation, in parallel where it pays.
 
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -76,8 +77,11 @@ pub struct Generation {
     /// a guest fault raised only if execution gets there (`faults.c` describes them to the runtime).
     pub fault_sites: Vec<rpt_api::Diagnostic>,
     /// The imports the platform lacks, in import-table order (thunk, `module!name`): each a stub
-    /// in `imports.c` that stops the program when called.
+    /// in `imports.c` that stops the program when called, unless the recipe's `import_stubs`
+    /// gives it a return (`stubbed_by_recipe`).
     pub missing_imports: Vec<(GuestAddr, String)>,
+    /// The missing imports whose stubs return what the recipe says, by thunk.
+    pub stubbed_by_recipe: BTreeSet<GuestAddr>,
     /// The reports of whole-program pass analyses (such as the flag-ABI audit), by pass name.
     pub pass_reports: std::collections::BTreeMap<String, String>,
 }
@@ -168,6 +172,7 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
         return Err(CoreError::Unliftable(fatal));
     }
     let fault_sites = fatal;
+    let return_sites: BTreeSet<GuestAddr> = lifted.iter().flat_map(|r| r.function.return_sites()).collect();
     notes.sort_by_key(|d| d.addr);
     notes.dedup();
 
@@ -230,14 +235,14 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
     let sites: Vec<(GuestAddr, String)> = fault_sites.iter().map(|d| (d.addr, d.message.clone())).collect();
     files.push(GeneratedFile {
         path: "faults.c".into(),
-        contents: rpt_emit_c::fault_sites_source(&sites),
+        contents: rpt_emit_c::fault_sites_source(&sites, &return_sites),
     });
     compile_units.push("functab.c".into());
     compile_units.push("image.c".into());
     compile_units.push("faults.c".into());
     files.push(GeneratedFile {
         path: "imports.c".into(),
-        contents: rpt_emit_c::missing_import_stubs_source(&facts.missing_imports),
+        contents: rpt_emit_c::missing_import_stubs_source(&facts.missing_imports, &facts.import_stubs),
     });
     compile_units.push("imports.c".into());
     files.push(GeneratedFile {
@@ -257,6 +262,7 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
         notes,
         fault_sites,
         missing_imports: facts.missing_imports.clone(),
+        stubbed_by_recipe: facts.import_stubs.keys().copied().collect(),
         pass_reports: pass_reports(db, s).clone()?,
     })
 }

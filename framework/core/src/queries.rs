@@ -88,8 +88,11 @@ pub struct ProgramFacts {
     /// Platform externs: thunk address to C symbol (a stub's for an import the platform lacks).
     pub externs: BTreeMap<GuestAddr, String>,
     /// The imports the platform lacks, in import-table order: thunk and `module!name`. Each thunk's
-    /// extern is a generated stub that stops the program when called.
+    /// extern is a generated stub that stops the program when called, or returns what the
+    /// recipe's `import_stubs` says (`import_stubs`).
     pub missing_imports: Vec<(GuestAddr, String)>,
+    /// The returns the recipe gives stubs of missing imports, by thunk.
+    pub import_stubs: BTreeMap<GuestAddr, rpt_emit_c::StubReturn>,
     /// How the guest addresses memory.
     pub memory: MemoryModel,
     /// The image's entry point.
@@ -102,6 +105,46 @@ pub struct ProgramFacts {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// The recipe's `import_stubs`, by the thunk of the missing import each names. A name that is
+/// not a missing import of the image (a typo, or one the platform implements) is an error.
+fn stub_returns(
+    recipe: &rpt_recipe::Recipe,
+    missing: &[(GuestAddr, String)],
+) -> Result<BTreeMap<GuestAddr, rpt_emit_c::StubReturn>, CoreError> {
+    // Module names compare as the platform compares them (without case, with or without `.dll`);
+    // function names exactly.
+    let module = |m: &str| {
+        let m = m.to_ascii_lowercase();
+        m.strip_suffix(".dll").map(str::to_string).unwrap_or(m)
+    };
+    let same = |a: &str, b: &str| match (a.split_once('!'), b.split_once('!')) {
+        (Some((ma, fa)), Some((mb, fb))) => module(ma) == module(mb) && fa == fb,
+        _ => a == b,
+    };
+    let mut out = BTreeMap::new();
+    for (name, stub) in &recipe.import_stubs {
+        let Some(&(thunk, _)) = missing.iter().find(|(_, m)| same(m, name)) else {
+            return Err(CoreError::UnknownImportStub {
+                name: name.clone(),
+                missing: if missing.is_empty() {
+                    "none".to_string()
+                } else {
+                    missing.iter().map(|(_, m)| m.as_str()).collect::<Vec<_>>().join(", ")
+                },
+            });
+        };
+        out.insert(
+            thunk,
+            rpt_emit_c::StubReturn {
+                value: stub.returns,
+                pops: stub.pops,
+                last_error: stub.last_error,
+            },
+        );
+    }
+    Ok(out)
+}
+
 /// Discovery and the program-wide facts.
 #[salsa::tracked(returns(ref))]
 pub fn program_facts(db: &dyn Db, s: Session) -> Result<Arc<ProgramFacts>, CoreError> {
@@ -111,10 +154,17 @@ pub fn program_facts(db: &dyn Db, s: Session) -> Result<Arc<ProgramFacts>, CoreE
     let options = guest_options(db, s);
     guest.check_options(options).map_err(CoreError::Guest)?;
     let served = guest.externs(&image, &recipe.platform).map_err(CoreError::Guest)?;
-    if recipe.strict_imports && !served.missing.is_empty() {
+    let import_stubs = stub_returns(recipe, &served.missing)?;
+    let unstubbed: Vec<String> = served
+        .missing
+        .iter()
+        .filter(|(thunk, _)| !import_stubs.contains_key(thunk))
+        .map(|(_, name)| name.clone())
+        .collect();
+    if recipe.strict_imports && !unstubbed.is_empty() {
         return Err(CoreError::Guest(rpt_api::GuestError::MissingImports {
             platform: recipe.platform.clone(),
-            imports: served.missing.iter().map(|(_, name)| name.clone()).collect(),
+            imports: unstubbed,
         }));
     }
     let mut externs = served.implemented;
@@ -135,6 +185,7 @@ pub fn program_facts(db: &dyn Db, s: Session) -> Result<Arc<ProgramFacts>, CoreE
             .collect(),
         externs,
         missing_imports: served.missing,
+        import_stubs,
         memory: guest.memory_model(&recipe.platform, options),
         entry: image.entry,
         functions: discovery.functions,

@@ -23,7 +23,7 @@ use rpt_api::MemoryModel;
 use rpt_ir::{GuestAddr, HelperDecl, StateDesc};
 
 pub use files::{
-    cpu_header, fault_sites_source, function_table, image_source, listing, missing_import_stubs_source,
+    StubReturn, cpu_header, fault_sites_source, function_table, image_source, listing, missing_import_stubs_source,
     missing_import_symbol, shard_of, shard_source,
 };
 pub use function::{emit_function, emit_override};

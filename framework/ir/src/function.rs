@@ -102,6 +102,24 @@ impl Function {
         (direct, indirect)
     }
 
+    /// The guest addresses calls of this function return to: the first `mark` of each call's
+    /// continuation block (on x86 the address the call pushed, on PowerPC the one `bl` put in lr).
+    pub fn return_sites(&self) -> BTreeSet<GuestAddr> {
+        self.blocks
+            .iter()
+            .filter_map(|b| match &b.term {
+                Terminator::Call { cont, .. } => self.blocks.get(cont.block.index()),
+                _ => None,
+            })
+            .filter_map(|cont| {
+                cont.insts.iter().find_map(|i| match i.kind {
+                    InstKind::Mark { pc } => Some(pc),
+                    _ => None,
+                })
+            })
+            .collect()
+    }
+
     /// The guest addresses of the instructions in this function, from its `mark`s.
     pub fn guest_pcs(&self) -> BTreeSet<GuestAddr> {
         self.blocks

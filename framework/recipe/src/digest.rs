@@ -98,6 +98,18 @@ pub fn canonical_form(recipe: &Recipe, image_sha256: &str) -> String {
     if recipe.strict_imports {
         line(&mut out, "strict_imports");
     }
+    for (name, stub) in &recipe.import_stubs {
+        let error = stub.last_error.map(|e| format!(" last_error {e}")).unwrap_or_default();
+        line(
+            &mut out,
+            &format!(
+                "import_stub {} returns {:#x} pops {}{error}",
+                quote(name),
+                stub.returns,
+                stub.pops
+            ),
+        );
+    }
     if recipe.shards != DEFAULT_SHARDS {
         line(&mut out, &format!("shards {}", recipe.shards));
     }

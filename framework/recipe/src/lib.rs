@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 pub use digest::{DIGEST_FORMAT, canonical_form, digest, sha256_hex};
 pub use error::{Location, RecipeError};
 pub use schema::{
-    CSource, CacheGeometry, CompilerOverrides, DEFAULT_HOST, DEFAULT_SHARDS, MAX_SHARDS, Override, ParamValue,
-    PassConfig, PluginSource, Recipe,
+    CSource, CacheGeometry, CompilerOverrides, DEFAULT_HOST, DEFAULT_SHARDS, ImportStub, MAX_SHARDS, Override,
+    ParamValue, PassConfig, PluginSource, Recipe,
 };
 
 /// A recipe read from disk together with its guest image, whose hash has been checked.

@@ -71,6 +71,13 @@ pub struct Recipe {
     /// its caller, only if it is called; each is a warning.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub strict_imports: bool,
+    /// What stubs of imports the platform lacks do instead of stopping the program, by the
+    /// `module!name` rpt's warning lists (the module without case, with or without `.dll`):
+    /// `{"KERNEL32.dll!FormatMessageA": (returns: 0, pops: 28, last_error: Some(317))}`. An import
+    /// stubbed here is no error under `strict_imports`; a name that is not a missing import of
+    /// the image is an error.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub import_stubs: BTreeMap<String, ImportStub>,
     /// Compiler settings added to the host plugin's own.
     #[serde(default, skip_serializing_if = "CompilerOverrides::is_default")]
     pub compiler: CompilerOverrides,
@@ -90,6 +97,23 @@ pub struct CacheGeometry {
     pub ways: u32,
     /// Line size in bytes.
     pub line: u32,
+}
+
+/// What the stub of an import the platform lacks does when called: it returns, as the real
+/// function would on failure, instead of stopping the program.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImportStub {
+    /// The value it returns (x86: in eax, and edx for the high half).
+    #[serde(default)]
+    pub returns: u64,
+    /// The bytes of arguments it pops besides the return address: 4 per argument for a stdcall
+    /// function (every KERNEL32 one), 0 for a cdecl one (msvcrt's).
+    #[serde(default)]
+    pub pops: u32,
+    /// The error code it leaves for `GetLastError`, if any.
+    #[serde(default)]
+    pub last_error: Option<u32>,
 }
 
 /// A guest function replaced by a C function, guarded by a hash of the function's original bytes.

@@ -294,12 +294,76 @@ static const struct rpt_fault_site *rpt_fault_site_at(uint64_t pc)
 	return NULL;
 }
 
-/* What the report of a fault at `pc` adds: what rpt found there when it lifted the program, the
- * image's bytes there (up to eight, within their segment) and the function that holds the place
- * (the nearest entry at or below it). Which functions called it is not known here. */
-static void rpt_report_fault_site(uint64_t pc)
+/* The entry of the function that holds `pc`: the nearest entry at or below it, or 0. */
+static uint64_t rpt_enclosing_function(uint64_t pc)
 {
-	char msg[512];
+	size_t lo = 0, hi = rpt_function_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rpt_function_table[mid].pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 ? rpt_function_table[lo - 1].pc : 0;
+}
+
+static int rpt_is_return_site(uint64_t pc)
+{
+	size_t lo = 0, hi = rpt_return_site_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rpt_return_sites[mid] == pc)
+			return 1;
+		if (rpt_return_sites[mid] < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+__attribute__((weak)) size_t rpt_guest_return_candidates(struct cpu *c, uint64_t *out, size_t max)
+{
+	(void)c;
+	(void)out;
+	(void)max;
+	return 0;
+}
+
+/* The most callers a fault's report names, and the most stack words it looks at for them. */
+#define RPT_REPORT_CALLERS 8
+#define RPT_REPORT_STACK_WORDS 512
+
+/* The callers of the code at a fault, innermost first: the words the guest part offers that are
+ * addresses some lifted call returns to. On a stack without frame records (x86 code built without
+ * frame pointers) a stale return address may show up among them, so they are the likely callers. */
+static void rpt_report_callers(struct cpu *c, char *msg, size_t size, size_t *pos)
+{
+	static uint64_t words[RPT_REPORT_STACK_WORDS];
+	size_t n = rpt_guest_return_candidates(c, words, RPT_REPORT_STACK_WORDS);
+	size_t shown = 0;
+	for (size_t i = 0; i < n && shown < RPT_REPORT_CALLERS; i++) {
+		if (!rpt_is_return_site(words[i]))
+			continue;
+		rpt_append(msg, size, pos, shown == 0 ? "  called from " : "          from ");
+		rpt_append_hex(msg, size, pos, words[i]);
+		uint64_t f = rpt_enclosing_function(words[i]);
+		if (f) {
+			rpt_append(msg, size, pos, " in the function at ");
+			rpt_append_hex(msg, size, pos, f);
+		}
+		rpt_append(msg, size, pos, "\n");
+		shown++;
+	}
+}
+
+/* What the report of a fault at `pc` adds: what rpt found there when it lifted the program, the
+ * image's bytes there (up to eight, within their segment), the function that holds the place
+ * (the nearest entry at or below it) and its callers, where the guest's stack shows them. */
+static void rpt_report_fault_site(struct cpu *c, uint64_t pc)
+{
+	char msg[1024];
 	size_t pos = 0;
 	const struct rpt_fault_site *site = rpt_fault_site_at(pc);
 	if (site) {
@@ -319,19 +383,13 @@ static void rpt_report_fault_site(uint64_t pc)
 		rpt_append(msg, sizeof msg, &pos, "\n");
 		break;
 	}
-	size_t lo = 0, hi = rpt_function_count;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (rpt_function_table[mid].pc <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > 0) {
+	uint64_t f = rpt_enclosing_function(pc);
+	if (f) {
 		rpt_append(msg, sizeof msg, &pos, "  in the function at ");
-		rpt_append_hex(msg, sizeof msg, &pos, rpt_function_table[lo - 1].pc);
+		rpt_append_hex(msg, sizeof msg, &pos, f);
 		rpt_append(msg, sizeof msg, &pos, "\n");
 	}
+	rpt_report_callers(c, msg, sizeof msg, &pos);
 	rpt_write(2, msg, pos);
 }
 
@@ -350,7 +408,7 @@ _Noreturn void rpt_exit(struct cpu *c, uint64_t pc, int reason)
 	rpt_append(msg, sizeof msg, &pos, "\n");
 	rpt_write(2, msg, pos);
 	if (reason == RPT_EXIT_UNLIFTABLE) {
-		rpt_report_fault_site(pc);
+		rpt_report_fault_site(c, pc);
 		rpt_process_exit(RPT_STATUS_GUEST_FAULT);
 	}
 	rpt_process_exit(125);
@@ -372,6 +430,21 @@ _Noreturn void rpt_missing_import(struct cpu *c, const char *name)
 	rpt_append(msg, sizeof msg, &pos, "\n");
 	rpt_write(2, msg, pos);
 	rpt_process_exit(RPT_STATUS_MISSING_IMPORT);
+}
+
+void rpt_stubbed_import(struct cpu *c, const char *name, int *reported)
+{
+	if (*reported)
+		return;
+	*reported = 1;
+	char msg[256];
+	size_t pos = 0;
+	rpt_append(msg, sizeof msg, &pos, "rpt: the guest called ");
+	rpt_append(msg, sizeof msg, &pos, name);
+	rpt_append(msg, sizeof msg, &pos, " from ");
+	rpt_append_hex(msg, sizeof msg, &pos, rpt_guest_caller(c));
+	rpt_append(msg, sizeof msg, &pos, ": a stub that returns what the recipe says (reported once)\n");
+	rpt_write(2, msg, pos);
 }
 
 _Noreturn void rpt_unreachable(struct cpu *c, uint64_t function)

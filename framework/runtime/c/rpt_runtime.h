@@ -78,6 +78,16 @@ struct rpt_fault_site {
 extern const struct rpt_fault_site rpt_fault_sites[];
 extern const size_t rpt_fault_site_count;
 
+/* The guest addresses calls return to (generated faults.c, in order): a fault's report takes the
+ * words of the guest's stack that are among them for its callers. */
+extern const uint64_t rpt_return_sites[];
+extern const size_t rpt_return_site_count;
+
+/* May be defined by the guest's C part: up to `max` words that may hold return addresses, the
+ * innermost first (x86: the stack from esp up; PowerPC: lr, then the saved lr of each frame on the
+ * back chain), so a fault's report can name the callers. Without it (a weak default) there are none. */
+size_t rpt_guest_return_candidates(struct cpu *c, uint64_t *out, size_t max);
+
 /* The process's exit status when the guest reaches code rpt could not lift (a guest fault), apart
  * from every other exit to the runtime (125). */
 #define RPT_STATUS_GUEST_FAULT 123
@@ -88,6 +98,13 @@ extern const size_t rpt_fault_site_count;
 /* The stub of an import the platform lacks (generated imports.c): reports `name` (`module!name`)
  * and the guest address it was called from, and ends the process. */
 _Noreturn void rpt_missing_import(struct cpu *c, const char *name);
+/* A call of an import the recipe stubs (`import_stubs`): reported on stderr the first time only. */
+void rpt_stubbed_import(struct cpu *c, const char *name, int *reported);
+/* Defined by the guest's C part when a recipe stubs an import: the stub returns `value` to the
+ * caller and pops `pops` bytes of arguments besides the return address, as the guest's calling
+ * convention does (x86: eax and edx), and leaves `code` for the platform's last-error state. */
+void rpt_guest_stub_return(struct cpu *c, uint64_t value, uint32_t pops);
+void rpt_guest_stub_error(struct cpu *c, uint32_t code);
 
 /* Defined by the guest's C part: the guest address a platform function was called from, as the
  * guest's calling convention leaves it on entry (x86: the return address at [esp]). */

@@ -67,6 +67,8 @@ const struct rpt_segment rpt_segments[] = {
 const size_t rpt_segment_count = 1;
 const struct rpt_fault_site rpt_fault_sites[] = { { 0, 0 } };
 const size_t rpt_fault_site_count = 0;
+const uint64_t rpt_return_sites[] = { 0 };
+const size_t rpt_return_site_count = 0;
 
 void rpt_guest_init(struct cpu *c, int argc, char **argv)
 {

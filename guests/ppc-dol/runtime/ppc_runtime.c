@@ -45,6 +45,25 @@ uint64_t rpt_guest_caller(struct cpu *c)
 	return c->lr;
 }
 
+/* The callers of a fault: lr (a leaf's return address), then the LR save word of each frame on the
+ * SysV back chain (the caller's frame holds it at 4 bytes past its back-chain word). The chain
+ * ends at a null or non-increasing link, or one implausibly far up the stack. */
+size_t rpt_guest_return_candidates(struct cpu *c, uint64_t *out, size_t max)
+{
+	size_t n = 0;
+	if (n < max)
+		out[n++] = c->lr;
+	uint32_t sp = c->r1;
+	while (n < max) {
+		uint32_t next = rpt_load_u32_be(sp);
+		if (next <= sp || next - sp > 0x100000u)
+			break;
+		out[n++] = rpt_load_u32_be(next + 4);
+		sp = next;
+	}
+	return n;
+}
+
 /* No exit reason is handled here: the runtime reports every one with its guest address. */
 int rpt_guest_on_exit(struct cpu *c, uint64_t pc, int reason)
 {

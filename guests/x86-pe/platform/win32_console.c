@@ -466,6 +466,13 @@ void rpt_x86_platform_init(struct cpu *c, int argc, char **argv)
 }
 
 /* The entry point returned: Windows then ends the process through ExitProcess. */
+/* The error a stub the recipe gives a return leaves (import_stubs' last_error): GetLastError's. */
+void rpt_guest_stub_error(struct cpu *c, uint32_t code)
+{
+	(void)c;
+	rpt_win32_set_last_error(code);
+}
+
 void rpt_x86_platform_finish(struct cpu *c)
 {
 	(void)c;

@@ -45,6 +45,26 @@ uint64_t rpt_guest_caller(struct cpu *c)
 	return rpt_load_u32_le(c->esp);
 }
 
+/* A stub the recipe gives a return (import_stubs): the result in edx:eax, then the return
+ * address and `pops` bytes of arguments off the stack, as a stdcall callee leaves it. (The
+ * error it may leave is the platform's: rpt_guest_stub_error is in the platform's C file.) */
+void rpt_guest_stub_return(struct cpu *c, uint64_t value, uint32_t pops)
+{
+	c->eax = (uint32_t)value;
+	c->edx = (uint32_t)(value >> 32);
+	c->esp = c->esp + 4 + pops;
+}
+
+/* The stack from esp up, for the callers of a fault: without frame pointers, any word may be a
+ * return address (the runtime keeps those that are addresses calls return to). */
+size_t rpt_guest_return_candidates(struct cpu *c, uint64_t *out, size_t max)
+{
+	size_t n = 0;
+	for (uint32_t at = c->esp; n < max && at >= c->esp && at < RPT_X86_STACK_TOP; at += 4)
+		out[n++] = rpt_load_u32_le(at);
+	return n;
+}
+
 /* Windows ends a process whose entry point returns with the entry's result. */
 int rpt_guest_finish(struct cpu *c)
 {

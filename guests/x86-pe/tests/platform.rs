@@ -68,6 +68,8 @@ const struct rpt_segment rpt_segments[] = { { "none", 0, 0, 0, 0, 0 } };
 const size_t rpt_segment_count = 0;
 const struct rpt_fault_site rpt_fault_sites[] = { { 0, 0 } };
 const size_t rpt_fault_site_count = 0;
+const uint64_t rpt_return_sites[] = { 0 };
+const size_t rpt_return_site_count = 0;
 
 #define BUF 0x00500000u
 #define WRITTEN 0x00500100u

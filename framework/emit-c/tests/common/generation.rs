@@ -89,7 +89,10 @@ pub fn generation_sources(
         rpt_emit_c::function_table(&addrs, &program.externs, entry, memarg),
     );
     files.insert("image.c".into(), rpt_emit_c::image_source(image));
-    files.insert("faults.c".into(), rpt_emit_c::fault_sites_source(&[]));
+    files.insert(
+        "faults.c".into(),
+        rpt_emit_c::fault_sites_source(&[], &Default::default()),
+    );
     files.insert("test.lst".into(), listing_of(program));
     for f in rpt_runtime::sources().into_iter().chain(extra.iter().cloned()) {
         files.insert(f.path, f.contents);
