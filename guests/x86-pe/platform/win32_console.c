@@ -830,25 +830,41 @@ void rpt_win32_KERNEL32_GetProcAddress(struct cpu *restrict c)
 	rpt_win32_return(c, 2, result);
 }
 
-/* DWORD GetModuleFileNameA(HMODULE h, LPSTR buf, DWORD size) - the program's name as in argv[0]. */
+/* DWORD GetModuleFileNameA(HMODULE h, LPSTR buf, DWORD size) - a full path, as Windows gives:
+ * the program sits at the root of drive C:, which is the sandbox's root (see "Files" in
+ * docs/win32-console.md), under the name argv[0] ends in: `C:\lua.exe`. Programs find their
+ * directory by the last backslash (Lua's package path does). A buffer too small gets the name cut
+ * to size - 1 characters and a terminator, and the answer is `size`, as on Windows XP. */
 void rpt_win32_KERNEL32_GetModuleFileNameA(struct cpu *restrict c)
 {
 	uint32_t buf = rpt_win32_arg(c, 1), size = rpt_win32_arg(c, 2);
 	uint32_t n = 0;
+	const char *prefix = "C:\\";
 	uint32_t src = RPT_WIN32_CMDLINE_ADDR;
 	int quoted = rpt_load_u8_le(src) == '"';
 	if (quoted)
 		src++;
-	while (size && n + 1 < size) {
-		uint8_t ch = rpt_load_u8_le(src + n);
+	int truncated = 0;
+	for (; *prefix; prefix++) {
+		if (n + 1 >= size) {
+			truncated = 1;
+			break;
+		}
+		rpt_store_u8_le(buf + n++, (uint8_t)*prefix);
+	}
+	for (uint32_t i = 0; !truncated; i++) {
+		uint8_t ch = rpt_load_u8_le(src + i);
 		if (!ch || (quoted ? ch == '"' : ch == ' '))
 			break;
-		rpt_store_u8_le(buf + n, ch);
-		n++;
+		if (n + 1 >= size) {
+			truncated = 1;
+			break;
+		}
+		rpt_store_u8_le(buf + n++, ch);
 	}
 	if (size)
 		rpt_store_u8_le(buf + n, 0);
-	rpt_win32_return(c, 3, n);
+	rpt_win32_return(c, 3, truncated ? size : n);
 }
 
 void rpt_win32_KERNEL32_GetLastError(struct cpu *restrict c)

@@ -30,8 +30,9 @@ use super::operand::reg_view;
 /// The most entries rpt accepts in one table.
 const MAX_ENTRIES: u64 = 1024;
 
-/// How far back, in straight-line instructions, the mask of a masked index may be.
-const MASK_LOOKBACK: usize = 8;
+/// How far back, in straight-line instructions, the load of a jump register or the mask of an
+/// index may be.
+const LOOKBACK: usize = 8;
 
 /// A recognised jump table.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,12 +83,10 @@ pub(crate) fn recognise(
             (idx, table, None, jmp_addr)
         }
         OpKind::Register => {
-            // Form B: the load must sit right before the jump in the same block, so the lifter
-            // can read the index before the load overwrites it.
-            if block_starts.contains_key(&jmp_addr) {
-                return None;
-            }
-            let load = fallthrough_pred(insns, jmp_addr)?;
+            // Form B: the load must be the jump register's last write, in the same block (GCC may
+            // schedule other instructions between), so the lifter can read the index there,
+            // before the load overwrites it.
+            let load = last_write(insns, block_starts, jmp_addr, jmp.op_register(0))?;
             if load.mnemonic() != Mnemonic::Mov
                 || load.op_kind(0) != OpKind::Register
                 || load.op_register(0) != jmp.op_register(0)
@@ -276,32 +275,44 @@ fn mask_bound(
     index_reg: Register,
 ) -> Option<u64> {
     let index = index_reg.full_register32();
+    let p = last_write(insns, block_starts, seq_start, index)?;
+    let to_index = p.op_kind(0) == OpKind::Register && p.op_register(0) == index;
+    match (p.mnemonic(), p.op_kind(1)) {
+        (Mnemonic::And, OpKind::Immediate32 | OpKind::Immediate8to32) if to_index => {
+            Some((p.immediate(1) & 0xffff_ffff) + 1)
+        }
+        (Mnemonic::Movzx, OpKind::Memory) if to_index && p.memory_size().size() == 1 => Some(256),
+        (Mnemonic::Movzx, OpKind::Register) if to_index && p.op_register(1).size() == 1 => Some(256),
+        _ => None,
+    }
+}
+
+/// The last instruction before `at`, in the same block and at most [`LOOKBACK`] instructions back,
+/// that writes `reg` (or any part of its 32-bit register).
+fn last_write<'i>(
+    insns: &'i BTreeMap<GuestAddr, Instruction>,
+    block_starts: &BTreeMap<GuestAddr, ()>,
+    at: GuestAddr,
+    reg: Register,
+) -> Option<&'i Instruction> {
+    let full = reg.full_register32();
     let mut info = InstructionInfoFactory::new();
-    let mut at = seq_start;
-    for _ in 0..MASK_LOOKBACK {
+    let mut at = at;
+    for _ in 0..LOOKBACK {
         if block_starts.contains_key(&at) {
-            // Another path may enter here without the mask.
+            // Another path may enter here without the write.
             return None;
         }
         let p = fallthrough_pred(insns, at)?;
-        let writes_index = info.info(p).used_registers().iter().any(|u| {
-            u.register().full_register32() == index
+        let writes = info.info(p).used_registers().iter().any(|u| {
+            u.register().full_register32() == full
                 && matches!(
                     u.access(),
                     OpAccess::Write | OpAccess::CondWrite | OpAccess::ReadWrite | OpAccess::ReadCondWrite
                 )
         });
-        if writes_index {
-            let to_index = p.op_kind(0) == OpKind::Register && p.op_register(0) == index;
-            return match (p.mnemonic(), p.op_kind(1)) {
-                (Mnemonic::And, OpKind::Immediate32 | OpKind::Immediate8to32) if to_index => {
-                    Some((p.immediate(1) & 0xffff_ffff) + 1)
-                }
-                (Mnemonic::Movzx, OpKind::Memory | OpKind::Register) if to_index && p.memory_size().size() <= 1 => {
-                    (p.op_kind(1) == OpKind::Memory || p.op_register(1).size() == 1).then_some(256)
-                }
-                _ => None,
-            };
+        if writes {
+            return Some(p);
         }
         at = GuestAddr(p.ip());
     }
