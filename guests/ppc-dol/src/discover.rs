@@ -220,9 +220,11 @@ pub(crate) fn recognise_jump_table(image: &GuestImage, cfg: &FunctionCfg, at: Gu
     }
     // Constants along the run up to the load, starting from the function's PIC registers: the
     // table base is one of lwzx's operands.
+    let pic = pic_registers(image, cfg);
     let mut consts = Constants {
-        gprs: pic_registers(image, cfg),
+        gprs: pic,
         lr: None,
+        pic,
     };
     for i in &before[..load] {
         consts.step(image, i);
@@ -299,7 +301,7 @@ fn pic_registers(image: &GuestImage, cfg: &FunctionCfg) -> [Option<u32>; 32] {
         }
     }
     for (addr, i) in &cfg.insns {
-        let restore = matches!(i.row.name, "lwz" | "lmw") && (i.ra() == 1 || i.ra() == 11);
+        let restore = is_frame_restore(i);
         for w in written_gprs(i).into_iter().flatten() {
             if w == ALL_GPRS && !restore {
                 found = [None; 32];
@@ -314,6 +316,16 @@ fn pic_registers(image: &GuestImage, cfg: &FunctionCfg) -> [Option<u32>; 32] {
         }
     }
     found
+}
+
+/// Whether `insn` restores registers from the stack frame in an epilogue: `lwz rX,d(r1)`, or
+/// `lmw` from r1 or from r11 (gcc's frame pointer for the epilogue of a large frame).
+fn is_frame_restore(insn: &Insn) -> bool {
+    match insn.row.name {
+        "lwz" => insn.ra() == 1,
+        "lmw" => insn.ra() == 1 || insn.ra() == 11,
+        _ => false,
+    }
 }
 
 /// The `k`th word of the table at `base`, as the image holds it.
@@ -372,6 +384,10 @@ fn written_gprs(insn: &Insn) -> [Option<u32>; 2] {
 struct Constants {
     gprs: [Option<u32>; 32],
     lr: Option<u32>,
+    /// The function's PIC registers ([`pic_registers`]): an epilogue's restore of one, met on the
+    /// way back from a `bctr`, belongs to a path that returns, so the register keeps its value
+    /// on the path that reaches the `bctr`.
+    pic: [Option<u32>; 32],
 }
 
 impl Constants {
@@ -413,11 +429,12 @@ impl Constants {
             }
             _ => {}
         }
+        let restore = is_frame_restore(i);
         for w in written_gprs(i).into_iter().flatten() {
             if w == ALL_GPRS {
-                self.gprs = [None; 32];
+                self.gprs = if restore { self.pic } else { [None; 32] };
             } else if let Some(slot) = self.gprs.get_mut(w as usize) {
-                *slot = None;
+                *slot = if restore { self.pic[w as usize] } else { None };
             }
         }
         if value.is_some() {
