@@ -10,10 +10,10 @@ if [ "$mode" = test ]; then
   # gcc-12-multilib (never gcc-multilib: it removes the cross compilers) builds the native i386 oracles;
   # mingw builds the PE test guests; qemu-user runs foreign hosts (qemu-aarch64, qemu-loongarch64) and
   # qemu-ppc, the PowerPC oracle; gcc-powerpc-linux-gnu (with its binutils) builds the PowerPC test guests
-  # and the oracle harness; the arm64 cross glibc and libgcc are what the AArch64 host links against
+  # and the oracle harness, and with the PowerPC glibc (libc6-dev-powerpc-cross) the static-glibc guest; the arm64 cross glibc and libgcc are what the AArch64 host links against
   # (LoongArch64 needs nothing more: it builds freestanding); valgrind measures;
   # Wine (32-bit, headless) runs the PE test guests as the Windows oracle.
-  packages+=(gcc-12-multilib gcc-mingw-w64-i686 gcc-powerpc-linux-gnu qemu-user libc6-dev-arm64-cross libgcc-12-dev-arm64-cross valgrind wine wine32:i386)
+  packages+=(gcc-12-multilib gcc-mingw-w64-i686 gcc-powerpc-linux-gnu libc6-dev-powerpc-cross qemu-user libc6-dev-arm64-cross libgcc-12-dev-arm64-cross valgrind wine wine32:i386)
 fi
 
 missing=()

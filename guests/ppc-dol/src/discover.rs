@@ -156,14 +156,33 @@ fn track_constant(
     }
 }
 
-/// Recognises gcc's jump-table sequence ending in the `bctr` at `at`:
-/// `cmplwi crN,rI,K; ...; lis rB,T@ha; addi rB,rB,T@l; lwzx rE,rB,rX; [add rT,rE,rB;] mtctr rT; bctr`,
-/// with absolute entries, or entries relative to the table when the `add` is there.
-fn recognise_jump_table(image: &GuestImage, cfg: &FunctionCfg, at: GuestAddr) -> Option<Vec<GuestAddr>> {
+/// How far back from a `bctr` the recogniser looks (instructions of the straight run before it).
+const WINDOW: usize = 48;
+
+/// Most entries a mask-bounded table may have (an `rlwinm` mask of 16 bits): wider masks are
+/// plain shifts (`slwi`), which bound nothing.
+const MASK_ENTRIES_MAX: u32 = 1 << 14;
+
+/// Recognises a jump-table sequence ending in the `bctr` at `at`:
+/// `...; lwzx rE,rB,rX; [add rT,rE,rB;] mtctr rT; bctr`, with absolute entries, or entries
+/// relative to the table when the `add` is there. The table base rB is a constant the run builds,
+/// in any of the forms gcc and glibc use:
+/// - `lis rB,T@ha; addi rB,rB,T@l` (absolute code);
+/// - position-independent code: `bcl 20,31,$+4; mflr rP` takes the address of the next
+///   instruction, `addis`/`addi` on rP reach the table or the `.got2` entry holding its address,
+///   and `lwz rB,d(rP)` reads that entry as the image holds it (`_wordcopy_fwd_aligned`).
+///
+/// The bound is the index's: an index masked and scaled in one instruction
+/// (`rlwinm rX,rY,2,MB,29`, gcc's `goto *labels[op & 0x7f]` and glibc's `len & 7` dispatch) admits
+/// mask/4 + 1 entries, but the table may be shorter (Lua's 83 opcodes under a 0x7f mask), so the
+/// entries are taken while they point at code, stopping at the first that does not. Otherwise the
+/// bound is the nearest `cmplwi` before the load (a `switch`), and every entry up to it must
+/// point at code, or the table is not recognised.
+pub(crate) fn recognise_jump_table(image: &GuestImage, cfg: &FunctionCfg, at: GuestAddr) -> Option<Vec<GuestAddr>> {
     // The straight-line window before the bctr (within its run of decoded instructions).
     let mut window = Vec::new();
     let mut pc = at.0;
-    while window.len() < 16 && pc >= 4 {
+    while window.len() < WINDOW && pc >= 4 {
         pc -= 4;
         match cfg.insns.get(&GuestAddr(pc)) {
             Some(i) => window.push(*i),
@@ -175,9 +194,7 @@ fn recognise_jump_table(image: &GuestImage, cfg: &FunctionCfg, at: GuestAddr) ->
     let mtctr = window.iter().rposition(|i| i.row.name == "mtspr" && i.spr() == 9)?;
     let target_reg = window[mtctr].rd();
     let before = &window[..mtctr];
-    let def = before
-        .iter()
-        .rposition(|i| i.rd() == target_reg && !i.row.name.starts_with("st"))?;
+    let def = before.iter().rposition(|i| writes_gpr(i, target_reg))?;
     let (load, relative) = match before[def].row.name {
         "lwzx" => (def, false),
         "add" => {
@@ -189,35 +206,247 @@ fn recognise_jump_table(image: &GuestImage, cfg: &FunctionCfg, at: GuestAddr) ->
         }
         _ => return None,
     };
-    // Constants before the load: the table base is one of lwzx's operands.
-    let mut consts: [Option<u32>; 32] = [None; 32];
-    for i in &before[..load] {
-        let (d, a) = (i.rd() as usize, i.ra() as usize);
-        match i.row.name {
-            "addis" if a == 0 => consts[d] = Some(i.uimm() << 16),
-            "addi" if a != 0 => consts[d] = consts[a].map(|c| c.wrapping_add(i.simm() as u32)),
-            "ori" => consts[a] = consts[d].map(|c| c | i.uimm()),
-            name if name.starts_with("st") || name.starts_with("cmp") => {}
-            _ => consts[d] = None,
-        }
-    }
     let l = &before[load];
-    let base = consts[l.ra() as usize].or(consts[l.rb() as usize])?;
-    // The bound: the nearest unsigned compare with an immediate before the load.
-    let bound = before[..load].iter().rev().find(|i| i.row.name == "cmpli")?.uimm();
-    let mut targets = BTreeSet::new();
-    for k in 0..=bound {
-        let entry_addr = GuestAddr(u64::from(base.wrapping_add(4 * k)));
-        let bytes = image.bytes_at(entry_addr, 4)?;
-        let entry = u32::from_be_bytes(<[u8; 4]>::try_from(bytes).ok()?);
-        let target = if relative { base.wrapping_add(entry) } else { entry };
-        let target = GuestAddr(u64::from(target));
-        if !target.0.is_multiple_of(4) || !image.is_code(target) {
+    if relative {
+        // The entries are relative to the table: the add's other operand must still be the base.
+        let other = if before[def].ra() == l.rd() {
+            before[def].rb()
+        } else {
+            before[def].ra()
+        };
+        if other != l.ra() && other != l.rb() || before[load + 1..def].iter().any(|i| writes_gpr(i, other)) {
             return None;
         }
-        targets.insert(target);
+    }
+    // Constants along the run up to the load, starting from the function's PIC registers: the
+    // table base is one of lwzx's operands.
+    let pic = pic_registers(image, cfg);
+    let mut consts = Constants {
+        gprs: pic,
+        lr: None,
+        pic,
+    };
+    for i in &before[..load] {
+        consts.step(image, i);
+    }
+    let (base, index) = match (consts.gpr(l.ra()), consts.gpr(l.rb())) {
+        (Some(base), _) if l.ra() != 0 => (base, l.rb()),
+        (_, Some(base)) => (base, l.ra()),
+        _ => return None,
+    };
+    let (count, lenient) = match mask_bound(&before[..load], index) {
+        Some(entries) => (entries, true),
+        None => (
+            before[..load].iter().rev().find(|i| i.row.name == "cmpli")?.uimm() + 1,
+            false,
+        ),
+    };
+    let mut targets = BTreeSet::new();
+    for k in 0..count {
+        let target = table_entry(image, base, k).map(|entry| if relative { base.wrapping_add(entry) } else { entry });
+        match target.map(|t| GuestAddr(u64::from(t))) {
+            Some(t) if t.0.is_multiple_of(4) && image.is_code(t) => {
+                targets.insert(t);
+            }
+            _ if lenient => break,
+            _ => return None,
+        }
+    }
+    if targets.is_empty() {
+        return None;
     }
     Some(targets.into_iter().collect())
+}
+
+/// How many instructions after a `bcl 20,31,$+4` the PIC register's set-up may take.
+const PIC_SETUP: usize = 24;
+
+/// The function's PIC registers and their values: gcc's position-independent code sets one
+/// register (r30 in glibc) in the prologue, `bcl 20,31,$+4; ... mflr rP; addis rP,rP,hi;
+/// addi rP,rP,lo`, and keeps it for the whole function, so a jump table far from the prologue
+/// still finds its base through it. A register counts only if every other write to it in the
+/// function restores it from the stack frame (`lwz rP,d(r1)` or `lmw` from r1 or r11 in an
+/// epilogue), and all set-ups agree on its value.
+fn pic_registers(image: &GuestImage, cfg: &FunctionCfg) -> [Option<u32>; 32] {
+    let mut found: [Option<u32>; 32] = [None; 32];
+    let mut setup = BTreeSet::new();
+    let mut conflicting = [false; 32];
+    for (addr, i) in &cfg.insns {
+        if !(matches!(i.row.name, "bc" | "b") && i.bit0() && i.branch_target() == i.next()) {
+            continue;
+        }
+        let mut consts = Constants::default();
+        consts.step(image, i);
+        let mut last_write: [Option<u32>; 32] = [None; 32];
+        let mut pc = addr.0;
+        for _ in 0..PIC_SETUP {
+            pc += 4;
+            let Some(next) = cfg.insns.get(&GuestAddr(pc)) else {
+                break;
+            };
+            if !matches!(next.row.flow, lift::Flow::Plain(_)) {
+                break;
+            }
+            consts.step(image, next);
+            for w in written_gprs(next).into_iter().flatten().filter(|&w| w < 32) {
+                setup.insert((pc, w));
+                last_write[w as usize] = consts.gpr(w);
+            }
+        }
+        for r in 0..32 {
+            if let Some(v) = last_write[r] {
+                conflicting[r] |= found[r].is_some_and(|f| f != v);
+                found[r] = Some(v);
+            }
+        }
+    }
+    for (addr, i) in &cfg.insns {
+        let restore = is_frame_restore(i);
+        for w in written_gprs(i).into_iter().flatten() {
+            if w == ALL_GPRS && !restore {
+                found = [None; 32];
+            } else if (w as usize) < 32 && !restore && !setup.contains(&(addr.0, w)) {
+                found[w as usize] = None;
+            }
+        }
+    }
+    for r in 0..32 {
+        if conflicting[r] {
+            found[r] = None;
+        }
+    }
+    found
+}
+
+/// Whether `insn` restores registers from the stack frame in an epilogue: `lwz rX,d(r1)`, or
+/// `lmw` from r1 or from r11 (gcc's frame pointer for the epilogue of a large frame).
+fn is_frame_restore(insn: &Insn) -> bool {
+    match insn.row.name {
+        "lwz" => insn.ra() == 1,
+        "lmw" => insn.ra() == 1 || insn.ra() == 11,
+        _ => false,
+    }
+}
+
+/// The `k`th word of the table at `base`, as the image holds it.
+fn table_entry(image: &GuestImage, base: u32, k: u32) -> Option<u32> {
+    let entry_addr = GuestAddr(u64::from(base.wrapping_add(k.checked_mul(4)?)));
+    let bytes = image.bytes_at(entry_addr, 4)?;
+    <[u8; 4]>::try_from(bytes).ok().map(u32::from_be_bytes)
+}
+
+/// The number of entries an index admits when its last definition before the load masks and
+/// scales it in one `rlwinm rX,rY,2,MB,29` (mask/4 + 1), if that mask is narrow enough to bound a table.
+fn mask_bound(before: &[Insn], index: u32) -> Option<u32> {
+    let def = before.iter().rev().find(|i| writes_gpr(i, index))?;
+    if def.row.name != "rlwinm" || def.rb() != 2 || def.me() != 29 {
+        return None;
+    }
+    let mask = (u32::MAX >> def.rc_field()) & !3;
+    let entries = (mask >> 2) + 1;
+    (entries <= MASK_ENTRIES_MAX).then_some(entries)
+}
+
+/// Whether `insn` writes general-purpose register `r` (conservatively: yes when unsure).
+fn writes_gpr(insn: &Insn, r: u32) -> bool {
+    let [a, b] = written_gprs(insn);
+    a == Some(r) || b == Some(r) || a == Some(ALL_GPRS)
+}
+
+/// Stands for "every register" in [`written_gprs`] (multiple-word loads).
+const ALL_GPRS: u32 = 32;
+
+/// The general-purpose registers an instruction writes, by its operand shape: rD for the
+/// D-forms, rA for the logical, shift and rotate forms, rA too for the update forms of loads and
+/// stores; [`ALL_GPRS`] for lmw and the string loads.
+fn written_gprs(insn: &Insn) -> [Option<u32>; 2] {
+    use crate::decode::Syntax as S;
+    let name = insn.row.name;
+    let store = name.starts_with("st") || name.starts_with("psq_st");
+    let update = (name.ends_with('u') || name.ends_with("ux")) && !name.starts_with("b");
+    let (d, a) = (Some(insn.rd()), Some(insn.ra()));
+    let updated = if update { a } else { None };
+    match insn.row.syntax {
+        _ if matches!(name, "lmw" | "lswi" | "lswx") => [Some(ALL_GPRS), None],
+        S::DASimm | S::DA | S::D | S::Mfspr | S::Mftb => [d, None],
+        S::DMem | S::DAB if store => [updated, None],
+        S::DMem | S::DAB => [d, updated],
+        S::FMem | S::FDAB | S::PsqMem | S::PsqMemX => [updated, None],
+        S::ASUimm | S::ASB | S::AS | S::ASSh | S::Rlwi | S::Rlwnm => [a, None],
+        _ => [None, None],
+    }
+}
+
+/// Register constants along a straight run of instructions, as the jump-table recogniser needs
+/// them: immediates, `addis`/`addi`/`ori` on them, moves, the link register a `bcl 20,31,$+4`
+/// sets and `mflr` reads, and words `lwz` reads from the image at a constant address.
+#[derive(Default)]
+struct Constants {
+    gprs: [Option<u32>; 32],
+    lr: Option<u32>,
+    /// The function's PIC registers ([`pic_registers`]): an epilogue's restore of one, met on the
+    /// way back from a `bctr`, belongs to a path that returns, so the register keeps its value
+    /// on the path that reaches the `bctr`.
+    pic: [Option<u32>; 32],
+}
+
+impl Constants {
+    fn gpr(&self, r: u32) -> Option<u32> {
+        self.gprs.get(r as usize).copied().flatten()
+    }
+
+    /// rA as an address base: register 0 reads as 0 there.
+    fn base(&self, r: u32) -> Option<u32> {
+        if r == 0 { Some(0) } else { self.gpr(r) }
+    }
+
+    fn step(&mut self, image: &GuestImage, i: &Insn) {
+        let value = match i.row.name {
+            "addis" => self.base(i.ra()).map(|b| b.wrapping_add(i.uimm() << 16)),
+            "addi" => self.base(i.ra()).map(|b| b.wrapping_add(i.simm() as u32)),
+            "ori" => self.gpr(i.rd()).map(|s| s | i.uimm()),
+            // `mr rA,rS` is `or rA,rS,rS`.
+            "or" if i.rd() == i.rb() => self.gpr(i.rd()),
+            "mfspr" if i.spr() == 8 => self.lr,
+            "lwz" => self
+                .base(i.ra())
+                .and_then(|b| table_entry(image, b.wrapping_add(i.simm() as u32), 0)),
+            _ => None,
+        };
+        match i.row.name {
+            "mtspr" if i.spr() == 8 => self.lr = self.gpr(i.rd()),
+            "b" | "bc" | "bclr" | "bcctr" if i.bit0() => {
+                // `bcl 20,31,$+4` only takes its own address; a real call clobbers the
+                // volatile registers (r0, r3..r12) and the link register.
+                if matches!(i.row.name, "b" | "bc") && i.branch_target() == i.next() {
+                    self.lr = Some(i.next().0 as u32);
+                } else {
+                    self.lr = None;
+                    for r in [0].into_iter().chain(3..=12) {
+                        self.gprs[r] = None;
+                    }
+                }
+            }
+            _ => {}
+        }
+        let restore = is_frame_restore(i);
+        for w in written_gprs(i).into_iter().flatten() {
+            if w == ALL_GPRS {
+                self.gprs = if restore { self.pic } else { [None; 32] };
+            } else if let Some(slot) = self.gprs.get_mut(w as usize) {
+                *slot = if restore { self.pic[w as usize] } else { None };
+            }
+        }
+        if value.is_some() {
+            let dest = match i.row.syntax {
+                crate::decode::Syntax::ASUimm | crate::decode::Syntax::ASB => i.ra(),
+                _ => i.rd(),
+            };
+            if let Some(slot) = self.gprs.get_mut(dest as usize) {
+                *slot = value;
+            }
+        }
+    }
 }
 
 /// Finds every function reachable from the image's entry and the seeds, plus the weak candidates

@@ -138,3 +138,48 @@ fn the_converter_refuses_what_is_not_a_powerpc_elf() {
     let e = rpt_guest_ppc_dol::elf2dol::convert(b"MZ not an ELF file").expect_err("refused");
     assert!(e.to_string().contains("ELF"), "{e}");
 }
+
+/// The committed static-glibc guest (tests/guests/ppc-glibc): converting its ELF gives its DOL.
+fn glibc_guest(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/guests/ppc-glibc")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn a_static_glibc_program_keeps_its_headers_arrays_and_thread_data() {
+    let elf = glibc_guest("hello.elf");
+    let dol = rpt_guest_ppc_dol::elf2dol::convert(&elf).expect("converts");
+    assert_eq!(
+        dol,
+        glibc_guest("hello.dol"),
+        "the committed DOL is the conversion of the ELF"
+    );
+    let header = loader_dol::parse_header(&dol).expect("a DOL");
+    let image = loader_dol::load(&dol).expect("loads");
+    let bytes = |addr: u64, len: usize| image.bytes_at(GuestAddr(addr), len).map(<[u8]>::to_vec);
+    // The ELF header and its program headers are at 0x80000000, where the first PT_LOAD maps
+    // them: 52 bytes of header, then e_phnum (6) headers of 32 bytes from e_phoff (52).
+    assert_eq!(bytes(0x8000_0000, 0x34 + 6 * 32), Some(elf[..0x34 + 6 * 32].to_vec()));
+    // .init_array (an INIT_ARRAY section at 0x800ace48, 4 bytes) is there with its contents.
+    let init_array = 0x000a_ce48;
+    assert_eq!(bytes(0x800a_ce48, 4), Some(elf[init_array..init_array + 4].to_vec()));
+    // .tbss (0x800ace48, overlapping .init_array) is not bss: the bss range starts at .sbss.
+    assert_eq!(
+        (header.bss_addr, header.bss_size),
+        (0x800b_11f8, 0x800b_3de4 - 0x800b_11f8)
+    );
+}
+
+#[test]
+fn programs_without_thread_local_storage_convert_without_their_headers() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/guests/ppc/integer.elf");
+    let elf = std::fs::read(path).expect("the committed sample ELF");
+    let dol = rpt_guest_ppc_dol::elf2dol::convert(&elf).expect("converts");
+    let image = loader_dol::load(&dol).expect("loads");
+    assert!(
+        image.bytes_at(GuestAddr(0x8000_0000), 4).is_none(),
+        "no headers at 0x80000000"
+    );
+}

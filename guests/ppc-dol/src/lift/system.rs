@@ -106,10 +106,23 @@ pub(crate) fn mcrxr(lx: &mut Lifter<'_>, insn: &Insn) {
     }
 }
 
-/// `mfspr rD,SPR`. Other SPRs are privileged or absent: lifted code exits with `invalid_opcode`.
+/// The PVR (SPR 287) reads as a 750CL's: version 0x0008, revision 0x7210 ("750CL v2.0, rev E").
+/// The value is qemu's `CPU_POWERPC_750CL_v20` (target/ppc/cpu-models.h), which `qemu-ppc -cpu
+/// 750cl` returns (a probe reading it prints 0x87210), so recompiled programs see the oracle's value.
+pub const PVR_750CL: u32 = 0x0008_7210;
+
+/// The PVR's SPR number.
+const SPR_PVR: u32 = 287;
+
+/// `mfspr rD,SPR`. `mfpvr` is privileged, but Linux emulates it for user programs (glibc's start-up
+/// reads it), so it gives the 750CL's value. Other SPRs are privileged or absent: lifted code exits
+/// with `invalid_opcode`.
 pub(crate) fn mfspr(lx: &mut Lifter<'_>, insn: &Insn) {
     if let Some((_, slot, _)) = SPRS.iter().find(|(n, _, _)| *n == insn.spr()) {
         let v = lx.b.get(*slot);
+        lx.set_gpr(insn.rd(), v);
+    } else if insn.spr() == SPR_PVR {
+        let v = lx.c32(PVR_750CL);
         lx.set_gpr(insn.rd(), v);
     } else {
         lx.exit_unknown_spr();
