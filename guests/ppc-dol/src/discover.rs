@@ -220,7 +220,10 @@ pub(crate) fn recognise_jump_table(image: &GuestImage, cfg: &FunctionCfg, at: Gu
     }
     // Constants along the run up to the load, starting from the function's PIC registers: the
     // table base is one of lwzx's operands.
-    let pic = pic_registers(image, cfg);
+    let mut pic = pic_registers(image, cfg);
+    for (r, value) in constant_registers(cfg).into_iter().enumerate() {
+        pic[r] = pic[r].or(value);
+    }
     let mut consts = Constants {
         gprs: pic,
         lr: None,
@@ -316,6 +319,41 @@ fn pic_registers(image: &GuestImage, cfg: &FunctionCfg) -> [Option<u32>; 32] {
         }
     }
     found
+}
+
+/// Registers that hold one absolute address for the whole function: gcc keeps a jump table's base
+/// in a callee-saved register when the function switches more than once (Lua's `str_format`
+/// sets r26 with `lis r26,T@ha; addi r26,r26,T@l` in its prologue and switches through it far
+/// below). A register counts if its only writes in the function are one `lis` (`addis rX,0,hi`)
+/// and one `addi rX,rX,lo` or `ori rX,rX,lo` after it, besides restores from the stack frame, and
+/// it is callee-saved (r14 to r31).
+fn constant_registers(cfg: &FunctionCfg) -> [Option<u32>; 32] {
+    let mut writes: [Vec<&Insn>; 32] = std::array::from_fn(|_| Vec::new());
+    for i in cfg.insns.values() {
+        if is_frame_restore(i) {
+            continue;
+        }
+        for w in written_gprs(i).into_iter().flatten() {
+            if w == ALL_GPRS {
+                writes.iter_mut().for_each(|list| list.push(i));
+            } else if let Some(list) = writes.get_mut(w as usize) {
+                list.push(i);
+            }
+        }
+    }
+    // Only callee-saved registers keep a value across the calls in between.
+    std::array::from_fn(|r| match writes[r].as_slice() {
+        _ if r < 14 => None,
+        [hi, lo] if hi.row.name == "addis" && hi.ra() == 0 && lo.ra() as usize == r && lo.next() > hi.next() => {
+            let high = hi.uimm() << 16;
+            match lo.row.name {
+                "addi" => Some(high.wrapping_add(lo.simm() as u32)),
+                "ori" => Some(high | lo.uimm()),
+                _ => None,
+            }
+        }
+        _ => None,
+    })
 }
 
 /// Whether `insn` restores registers from the stack frame in an epilogue: `lwz rX,d(r1)`, or
