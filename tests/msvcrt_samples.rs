@@ -418,12 +418,7 @@ fn computed_goto_dispatch_compiles_to_direct_jumps_inside_the_interpreter() {
         .output()
         .expect("rpt recompile");
     assert!(out.status.success(), "{}", stderr_of(&out));
-    let mut ir = String::new();
-    for path in files_under(gen_dir.path()) {
-        if path.extension().is_some_and(|e| e == "rir") {
-            ir.push_str(&fs::read_to_string(&path).expect("read IR"));
-        }
-    }
+    let ir = rpt_tests::ir_text(gen_dir.path());
     // Each function's text, by name; each block's first guest address, by function and block.
     let mut functions: Vec<(&str, Vec<&str>)> = Vec::new();
     for line in ir.lines() {
@@ -477,20 +472,6 @@ fn label_switch(line: &str) -> Option<Vec<&str>> {
         .0;
     let cases: Vec<&str> = cases.split(", ").collect();
     (cases.len() == 24).then_some(cases)
-}
-
-/// Every file under `dir`, recursively.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in fs::read_dir(dir).expect("read_dir").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(files_under(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 #[test]

@@ -83,6 +83,15 @@ pub fn object_counts(stderr: &str) -> (usize, usize) {
 
 pub use rpt_testkit::toolchains::{build_freestanding_pe as build_pe, build_native_i386};
 
+/// The text of every IR file (`.rir`) a generation under `root` holds, in path order.
+pub fn ir_text(root: &Path) -> String {
+    read_tree(root)
+        .into_iter()
+        .filter(|(path, _)| path.ends_with(".rir"))
+        .map(|(_, bytes)| String::from_utf8_lossy(&bytes).into_owned())
+        .collect()
+}
+
 /// Every file under `root` with its bytes, by relative path, sorted.
 pub fn read_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();

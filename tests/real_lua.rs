@@ -1,0 +1,92 @@
+//! Lua 5.4 from Debian's source package, built by mingw (tests/real/lua): recompiled by
+//! `recipes/real-lua-pe.ron`, the interpreter runs bench.lua (recursion, tables, strings and
+//! patterns, closures, metatables, coroutines, errors through setjmp/longjmp, floats, utf8, load)
+//! and prints exactly what its oracles print, which build.sh recorded in bench.out (Wine running
+//! the PE, and the native i386 build of the same sources; `build.sh check` runs both again).
+//! Its bytecode dispatch, GCC's computed goto, compiles to switches inside `luaV_execute`.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use rpt_tests::{rpt_binary, stderr_of, workspace_root};
+
+fn lua_dir() -> std::path::PathBuf {
+    workspace_root().join("tests/real/lua")
+}
+
+/// `rpt run` of the recipe for `host`, with bench.lua in a fresh sandbox; the generation goes to `gen_dir`.
+fn run_bench(host: &str, gen_dir: &Path) -> Output {
+    let sandbox = tempfile::tempdir().expect("tempdir");
+    fs::copy(lua_dir().join("bench.lua"), sandbox.path().join("bench.lua")).expect("copy bench.lua");
+    Command::new(rpt_binary())
+        .arg("run")
+        .arg(workspace_root().join("recipes/real-lua-pe.ron"))
+        .args(["--host", host, "--gen-dir"])
+        .arg(gen_dir)
+        .args(["--", "bench.lua"])
+        .current_dir(sandbox.path())
+        .env("CI", "1")
+        .env("RPT_SANDBOX", sandbox.path())
+        .output()
+        .expect("rpt run")
+}
+
+fn assert_prints_the_oracles_output(host: &str, out: &Output) {
+    let want = fs::read(lua_dir().join("bench.out")).expect("bench.out");
+    assert!(
+        out.stdout == want,
+        "on {host}, rpt printed:\n{}\nthe oracles:\n{}\nrpt said:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&want),
+        stderr_of(out)
+    );
+    assert_eq!(out.status.code(), Some(0), "on {host}: {}", stderr_of(out));
+}
+
+#[test]
+fn lua_runs_its_bench_as_its_oracles_do_and_dispatches_inside_its_interpreter() {
+    let gen_dir = tempfile::tempdir().expect("tempdir");
+    let out = run_bench("x86-64", gen_dir.path());
+    assert_prints_the_oracles_output("x86-64", &out);
+    // Each dispatch site of luaV_execute (`goto *disptab[GET_OPCODE(i)]`, 83 opcodes under a 7-bit
+    // mask) is a switch over the interpreter's own blocks: 83 cases and the default.
+    let ir = rpt_tests::ir_text(gen_dir.path());
+    let mut function = "";
+    let mut dispatchers = std::collections::BTreeMap::<&str, usize>::new();
+    for line in ir.lines() {
+        if let Some(name) = line.strip_prefix("function ") {
+            function = name;
+        } else if line.trim_start().starts_with("switch ") && line.matches("block").count() == 84 {
+            *dispatchers.entry(function).or_default() += 1;
+        }
+    }
+    assert_eq!(
+        dispatchers.len(),
+        1,
+        "one function dispatches the opcodes: {dispatchers:?}"
+    );
+    assert!(
+        dispatchers.values().all(|&n| n >= 4),
+        "gcc repeats the dispatch at the end of the handlers: {dispatchers:?}"
+    );
+}
+
+/// The same on AArch64 (through qemu-aarch64): the interpreter, its setjmp/longjmp and its floats
+/// on a host of another architecture.
+#[test]
+fn lua_runs_its_bench_on_aarch64() {
+    let gen_dir = tempfile::tempdir().expect("tempdir");
+    let out = run_bench("aarch64", gen_dir.path());
+    assert_prints_the_oracles_output("aarch64", &out);
+}
+
+#[test]
+fn the_recipe_pins_the_committed_lua() {
+    let recipe = fs::read_to_string(workspace_root().join("recipes/real-lua-pe.ron")).expect("recipe");
+    let sha = rpt_tests::sha256_file(&lua_dir().join("lua.exe"));
+    assert!(
+        recipe.contains(&sha),
+        "recipes/real-lua-pe.ron does not pin lua.exe's sha256 {sha}"
+    );
+}
