@@ -48,8 +48,9 @@ fn assert_same(name: &str, oracle: &Output, ours: &Output) {
 }
 
 /// Builds the sample, converts it, writes a recipe for it and runs it through rpt; the oracle is
-/// qemu-ppc, or for paired singles (which qemu lacks) the committed expected output.
-fn check_sample(name: &str) {
+/// qemu-ppc, or for paired singles (which qemu lacks) the committed expected output. Returns the
+/// directory holding the generation (`gen/`).
+fn check_sample(name: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let elf = dir.path().join(format!("{name}.elf"));
     let dol = dir.path().join(format!("{name}.dol"));
@@ -81,6 +82,7 @@ fn check_sample(name: &str) {
         &[],
     );
     assert_same(name, &oracle, &ours);
+    dir
 }
 
 /// `rpt convert-image ppc-dol ELF DOL`, which must succeed.
@@ -126,6 +128,35 @@ fn demo_recipe_matches_qemu_and_its_guest_is_reproducible() {
         &[],
     );
     assert_same("demo-ppc", &oracle, &ours);
+}
+
+/// The computed-goto interpreter shared with the x86 samples (tests/guests/x86/msvcrt/dispatch.c):
+/// qemu's output, and each of its four dispatch sites (`rlwinm` masks the opcode, `lwzx` reads the
+/// table of 24 labels, `bctr`) a switch over blocks of the interpreter's own function, the table's
+/// base in a register set once at its entry.
+#[test]
+fn computed_goto_sample_matches_qemu_and_dispatches_inside_its_function() {
+    let dir = check_sample("dispatch");
+    let ir = rpt_tests::ir_text(&dir.path().join("gen"));
+    let mut function = "";
+    let mut switches = std::collections::BTreeMap::<&str, usize>::new();
+    for line in ir.lines() {
+        if let Some(name) = line.strip_prefix("function ") {
+            function = name;
+        } else if line.trim_start().starts_with("switch ") {
+            let distinct: std::collections::BTreeSet<&str> = line
+                .split(|c| c == '[' || c == ']' || c == ',')
+                .map(str::trim)
+                .filter(|b| b.starts_with("block"))
+                .collect();
+            // 24 labels and the default.
+            if distinct.len() == 25 {
+                *switches.entry(function).or_default() += 1;
+            }
+        }
+    }
+    assert_eq!(switches.len(), 1, "one function dispatches: {switches:?}");
+    assert!(switches.values().all(|&n| n == 4), "four dispatch sites: {switches:?}");
 }
 
 #[test]

@@ -326,7 +326,7 @@ fn pic_registers(image: &GuestImage, cfg: &FunctionCfg) -> [Option<u32>; 32] {
 /// sets r26 with `lis r26,T@ha; addi r26,r26,T@l` in its prologue and switches through it far
 /// below). A register counts if its only writes in the function are one `lis` (`addis rX,0,hi`)
 /// and one `addi rX,rX,lo` or `ori rX,rX,lo` after it, besides restores from the stack frame, and
-/// it is callee-saved (r14 to r31).
+/// it is callee-saved (r14 to r31) or the function calls nothing.
 fn constant_registers(cfg: &FunctionCfg) -> [Option<u32>; 32] {
     let mut writes: [Vec<&Insn>; 32] = std::array::from_fn(|_| Vec::new());
     for i in cfg.insns.values() {
@@ -341,9 +341,20 @@ fn constant_registers(cfg: &FunctionCfg) -> [Option<u32>; 32] {
             }
         }
     }
-    // Only callee-saved registers keep a value across the calls in between.
+    // Only callee-saved registers keep a value across calls; in a leaf function every one does
+    // (the computed-goto interpreter of tests/guests/x86/msvcrt/dispatch.c keeps its table in r7).
+    let calls = |i: &Insn| {
+        i.bit0()
+            && match i.row.flow {
+                // `bcl 20,31,$+4` only reads the PC.
+                lift::Flow::Branch | lift::Flow::BranchCond => i.branch_target() != i.next(),
+                lift::Flow::BranchLr | lift::Flow::BranchCtr => true,
+                _ => false,
+            }
+    };
+    let leaf = !cfg.insns.values().any(calls);
     std::array::from_fn(|r| match writes[r].as_slice() {
-        _ if r < 14 => None,
+        _ if r < 14 && !leaf => None,
         [hi, lo] if hi.row.name == "addis" && hi.ra() == 0 && lo.ra() as usize == r && lo.next() > hi.next() => {
             let high = hi.uimm() << 16;
             match lo.row.name {

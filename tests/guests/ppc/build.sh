@@ -16,7 +16,7 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 CC=${CC:-powerpc-linux-gnu-gcc}
-PROGRAMS="integer float paired"
+PROGRAMS="integer float paired dispatch"
 # shellcheck source=common.sh
 . "$here/common.sh"
 
@@ -26,8 +26,13 @@ build_elf() {
     if [ -f "$here/${1}_ops.S" ]; then
         extra="-Wa,-mgekko $here/${1}_ops.S"
     fi
+    # dispatch.c is shared with the x86 samples (one source, both guests: see its header).
+    src="$here/$1.c"
+    if [ "$1" = dispatch ]; then
+        src="$here/../x86/msvcrt/dispatch.c"
+    fi
     # shellcheck disable=SC2086
-    "$CC" $PPC_FLAGS -T "$here/gc.ld" "$here/rt.c" "$here/$1.c" $extra -lgcc -o "$2"
+    "$CC" $PPC_FLAGS -I"$here" -T "$here/gc.ld" "$here/rt.c" "$src" $extra -lgcc -o "$2"
 }
 
 build_all() {

@@ -9,10 +9,22 @@
  *
  * rpt must turn the dispatch into direct jumps inside the interpreter and keep every table entry
  * callable. The output depends on nothing but the code. */
+/* One source for both guests: as a mingw PE its output goes through msvcrt's printf; as a
+ * PowerPC program (tests/guests/ppc/build.sh builds it with the freestanding rt.c) through rt.h. */
+#ifdef __powerpc__
+#include "rt.h"
+void *memset(void *d, int c, size_t n);
+static void put_str(const char *s) { rt_puts(s); }
+static void put_u32(u32 v) { rt_put_u32(v); }
+static void put_hex8(u32 v) { rt_put_hex32(v); }
+#else
 #include <stdio.h>
 #include <string.h>
-
 typedef unsigned int u32;
+static void put_str(const char *s) { fputs(s, stdout); }
+static void put_u32(u32 v) { printf("%u", v); }
+static void put_hex8(u32 v) { printf("%08x", v); }
+#endif
 
 /* Instruction word: opcode in bits 0-6, A in 7-14, B in 15-23, C in 24-31. */
 #define OP(i) ((i) & 0x7f)
@@ -280,14 +292,25 @@ static void run_program(const char *name, const u32 *code)
     struct vm vm;
     memset(&vm, 0, sizeof vm);
     u32 n = run(&vm, code, constants);
-    printf("%s: steps=%u acc=%08x out=", name, n, vm.acc);
-    for (int j = 0; j < vm.nout; j++)
-        printf("%s%u", j ? "," : "", vm.out[j]);
-    printf("\n");
+    put_str(name);
+    put_str(": steps=");
+    put_u32(n);
+    put_str(" acc=");
+    put_hex8(vm.acc);
+    put_str(" out=");
+    for (int j = 0; j < vm.nout; j++) {
+        put_str(j ? "," : "");
+        put_u32(vm.out[j]);
+    }
+    put_str("\n");
     for (int op = 0; op < NUM_OPS; op++)
-        if (vm.counts[op])
-            printf(" %s=%u", op_names[op], vm.counts[op]);
-    printf("\n");
+        if (vm.counts[op]) {
+            put_str(" ");
+            put_str(op_names[op]);
+            put_str("=");
+            put_u32(vm.counts[op]);
+        }
+    put_str("\n");
 }
 
 int main(void)
@@ -314,6 +337,14 @@ int main(void)
     u32 h = 1;
     for (int j = 0; j < 100; j++)
         h = steps[2](h) + steps[j & 1](h) + step_collatz(h | 1);
-    printf("collatz: total=%u longest=%u at=%u hash=%08x\n", total, longest, at, h);
+    put_str("collatz: total=");
+    put_u32(total);
+    put_str(" longest=");
+    put_u32(longest);
+    put_str(" at=");
+    put_u32(at);
+    put_str(" hash=");
+    put_hex8(h);
+    put_str("\n");
     return 0;
 }
