@@ -145,7 +145,7 @@ fn computed_goto_sample_matches_qemu_and_dispatches_inside_its_function() {
             function = name;
         } else if line.trim_start().starts_with("switch ") {
             let distinct: std::collections::BTreeSet<&str> = line
-                .split(|c| c == '[' || c == ']' || c == ',')
+                .split(['[', ']', ','])
                 .map(str::trim)
                 .filter(|b| b.starts_with("block"))
                 .collect();
