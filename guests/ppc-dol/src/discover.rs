@@ -11,7 +11,7 @@
 //!
 //! The walk and the phases are `rpt_api::discover`'s; this file says how PowerPC code flows.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rpt_api::discover::{self, CallFlow, CodePointer, Flow};
 use rpt_api::{Discovery, GuestImage, Seeds};
@@ -52,8 +52,26 @@ pub(crate) type Walker<'a> = discover::Walker<'a, Ppc>;
 /// The control-flow graph of one PowerPC function.
 pub(crate) type FunctionCfg = discover::FunctionCfg<Ppc>;
 
-/// The PowerPC instruction set: the decoder table and its rows' control flow.
-pub(crate) struct Ppc;
+/// The PowerPC instruction set: the decoder table and its rows' control flow, and the program's
+/// own `setjmp` and `longjmp` when the recipe names them (the image's imports, [`crate::nonlocal`]).
+pub(crate) struct Ppc {
+    /// Import address → what calling it does.
+    externals: BTreeMap<GuestAddr, CallFlow>,
+}
+
+impl Ppc {
+    /// The instruction set as `image` imports.
+    pub(crate) fn new(image: &GuestImage) -> Ppc {
+        let flow = |name: &str| match name {
+            "setjmp" => CallFlow::ReturnsTwice,
+            "longjmp" => CallFlow::NoReturn,
+            _ => CallFlow::Returns,
+        };
+        Ppc {
+            externals: image.imports.iter().map(|i| (i.thunk, flow(&i.name))).collect(),
+        }
+    }
+}
 
 impl discover::Isa for Ppc {
     type Insn = Insn;
@@ -105,8 +123,8 @@ impl discover::Isa for Ppc {
         recognise_jump_table(image, cfg, at)
     }
 
-    fn external(&self, _: GuestAddr) -> Option<CallFlow> {
-        None
+    fn external(&self, addr: GuestAddr) -> Option<CallFlow> {
+        self.externals.get(&addr).copied()
     }
 
     fn pointer_candidates(&self, image: &GuestImage) -> Vec<CodePointer> {
@@ -147,11 +165,16 @@ fn track_constant(
                 }
             }
         }
-        // Stores and compares write no GPR; everything else may write rD (or rA): forget both.
-        name if name.starts_with("st") || name.starts_with("cmp") || name.starts_with("dcb") => {}
+        // Everything else forgets the registers it writes, and only those: `mflr r0` leaves the
+        // r8 that a `lis r8` before it set for an `addi r4,r8,lo` after it (the rA field of an
+        // mfspr is part of the SPR number, not a register).
         _ => {
-            consts[d] = None;
-            consts[a] = None;
+            for w in written_gprs(insn).into_iter().flatten() {
+                match consts.get_mut(w as usize) {
+                    Some(slot) => *slot = None,
+                    None => *consts = [None; 32],
+                }
+            }
         }
     }
 }
@@ -501,7 +524,7 @@ impl Constants {
 /// Finds every function reachable from the image's entry and the seeds, plus the weak candidates
 /// that survive validation.
 pub(crate) fn discover(image: &GuestImage, seeds: &Seeds) -> Discovery {
-    discover::discover(&Ppc, image, seeds).discovery
+    discover::discover(&Ppc::new(image), image, seeds).discovery
 }
 
 /// Aligned 32-bit big-endian words in data sections that point at aligned code.

@@ -23,6 +23,7 @@ pub mod estimate;
 pub mod interp;
 mod lift;
 pub mod loader_dol;
+mod nonlocal;
 pub mod platform;
 pub mod quantize;
 pub mod state;
@@ -66,15 +67,9 @@ pub fn helpers() -> Vec<HelperDecl> {
 }
 
 impl GuestPlugin for PpcDol {
-    /// No options are defined yet, so any option is a typo.
+    /// The options name the program's own `setjmp` and `longjmp` ([`nonlocal`]); any other is a typo.
     fn check_options(&self, options: &GuestOptions) -> Result<(), GuestError> {
-        match options.keys().next() {
-            None => Ok(()),
-            Some(name) => Err(GuestError::BadOption {
-                name: name.clone(),
-                why: "the ppc-dol guest has no such option".to_string(),
-            }),
-        }
+        nonlocal::check_options(options)
     }
 
     fn state(&self, _options: &GuestOptions) -> StateDesc {
@@ -101,14 +96,24 @@ impl GuestPlugin for PpcDol {
         elf2dol::convert(file)
     }
 
-    fn load(&self, image: &[u8], _platform: &str, _options: &GuestOptions) -> Result<GuestImage, GuestError> {
-        loader_dol::load(image)
+    fn load(&self, image: &[u8], _platform: &str, options: &GuestOptions) -> Result<GuestImage, GuestError> {
+        let mut image = loader_dol::load(image)?;
+        nonlocal::add_imports(&mut image, options)?;
+        Ok(image)
     }
 
-    /// A DOL imports nothing; the platform is reached through `sc`.
-    fn externs(&self, _image: &GuestImage, platform: &str) -> Result<Externs, GuestError> {
+    /// A DOL imports nothing and reaches the platform through `sc`; the only imports are the
+    /// program's own `setjmp` and `longjmp` when the recipe names them ([`nonlocal`]).
+    fn externs(&self, image: &GuestImage, platform: &str) -> Result<Externs, GuestError> {
         platform::find(platform)?;
-        Ok(Externs::default())
+        Ok(Externs {
+            implemented: image
+                .imports
+                .iter()
+                .map(|i| (i.thunk, nonlocal::symbol(&i.name)))
+                .collect(),
+            missing: Vec::new(),
+        })
     }
 
     fn discover(&self, image: &GuestImage, seeds: &Seeds) -> Discovery {
@@ -122,7 +127,8 @@ impl GuestPlugin for PpcDol {
         functions: &BTreeSet<GuestAddr>,
         _options: &GuestOptions,
     ) -> LiftResult {
-        let walker = discover::Walker::new(&discover::Ppc, image, Cow::Borrowed(functions));
+        let isa = discover::Ppc::new(image);
+        let walker = discover::Walker::new(&isa, image, Cow::Borrowed(functions));
         lift::lift_function(&walker, entry)
     }
 

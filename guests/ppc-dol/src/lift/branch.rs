@@ -8,8 +8,9 @@ use rpt_ir::{BinaryOp, Block, BlockCall, CallTarget, ExitReason, GuestAddr, IntC
 
 use super::{Flow, Lifter};
 use crate::decode::Insn;
-use crate::discover::FunctionCfg;
+use crate::discover::{FunctionCfg, Ppc};
 use crate::state::{CTR, LR};
+use rpt_api::discover::Isa;
 
 impl Lifter<'_> {
     /// The branch condition of BO/BI, decrementing CTR when BO says so; `None` for "always".
@@ -57,6 +58,7 @@ impl Lifter<'_> {
 /// Lifts a control-flow instruction; returns whether it ended the block.
 pub(crate) fn lift_control(
     lx: &mut Lifter<'_>,
+    isa: &Ppc,
     cfg: &FunctionCfg,
     blocks: &BTreeMap<GuestAddr, Block>,
     insn: &Insn,
@@ -64,12 +66,13 @@ pub(crate) fn lift_control(
 ) -> bool {
     let next = insn.next();
     let next_block = blocks.get(&next).copied();
-    // Where a direct transfer to `target` goes: a block of this function, or another function.
+    // Where a direct transfer to `target` goes: a block of this function, or another function
+    // (an import among them: the program's own setjmp or longjmp, which the platform runs).
     let mut goto = |lx: &mut Lifter<'_>, target: GuestAddr| -> Block {
         if let Some(&b) = blocks.get(&target) {
             return b;
         }
-        if cfg.calls_entry(target, ()) {
+        if cfg.calls_entry(target, ()) || isa.external(target).is_some() {
             return lx.block_with(Terminator::TailCall {
                 target: CallTarget::Direct(target),
             });
@@ -113,9 +116,18 @@ pub(crate) fn lift_control(
                     return false;
                 }
             }
-            let taken = if link {
+            let taken = if link && cfg.returns_twice_calls.contains(&insn.addr) {
+                // A call of the program's setjmp: the code after it is a function of its own,
+                // which the platform's setjmp dispatches under a resume point (lr names it);
+                // ctr = lr tells it the call was recognised (ctr is free at a call in the ABI).
+                let ret = lx.c32(next.0 as u32);
+                lx.b.set(CTR, ret);
+                lx.block_with(Terminator::TailCall {
+                    target: CallTarget::Direct(target),
+                })
+            } else if link {
                 let cont = continue_at(lx);
-                let call_target = if cfg.calls_entry(target, ()) {
+                let call_target = if cfg.calls_entry(target, ()) || isa.external(target).is_some() {
                     CallTarget::Direct(target)
                 } else {
                     report_not_code(diags, insn, "call", target);

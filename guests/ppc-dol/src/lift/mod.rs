@@ -216,7 +216,7 @@ impl<'f> InsnLifter<'f, Ppc> for Lifter<'f> {
         match insn.row.flow {
             Flow::Plain(handler) => handler(self, insn),
             _ => {
-                if branch::lift_control(self, cx.cfg, cx.blocks, insn, cx.diagnostics) {
+                if branch::lift_control(self, cx.walker.isa(), cx.cfg, cx.blocks, insn, cx.diagnostics) {
                     return Step::Ended;
                 }
             }

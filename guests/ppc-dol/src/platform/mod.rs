@@ -23,11 +23,13 @@ pub const PLATFORMS: &[Platform] = &[Platform {
     c_source: include_str!("../../platform/linux_syscalls.c"),
 }];
 
-/// The guest's own C part, shared by every platform: start-up and exits, and the helpers
-/// (`ppc_helpers.c`, which the crate also compiles into itself for the interpreter: `crate::interp`).
-const GUEST_RUNTIME: [(&str, &str); 2] = [
+/// The guest's own C part, shared by every platform: start-up and exits, the helpers
+/// (`ppc_helpers.c`, which the crate also compiles into itself for the interpreter: `crate::interp`),
+/// and the program's own setjmp and longjmp when a recipe names them (`ppc_setjmp.c`, `crate::nonlocal`).
+const GUEST_RUNTIME: [(&str, &str); 3] = [
     ("guest/ppc_runtime.c", include_str!("../../runtime/ppc_runtime.c")),
     ("guest/ppc_helpers.c", include_str!("../../runtime/ppc_helpers.c")),
+    ("guest/ppc_setjmp.c", include_str!("../../runtime/ppc_setjmp.c")),
 ];
 
 /// Looks a platform up by name.
