@@ -150,6 +150,7 @@ void probe(u32 *sp)
 	line("statx", sys(383, 1, (long)"", 0x1000, 0x7ff, (long)stx));
 	line("statx is a fifo", (stx[7] >> 16 & 0170000) == 0010000);
 	line("ioctl TCGETS", sys(54, 1, 0x402c7413, (long)stx, 0, 0));
+	line("ioctl TIOCGWINSZ", sys(54, 1, 0x40087468, (long)stx, 0, 0));
 
 	unsigned char rnd[8] = {0};
 	line("getrandom", sys(359, (long)rnd, 8, 0, 0, 0));
