@@ -1,8 +1,8 @@
 /*
  * hello.c - a real static-glibc program for the PowerPC DOL guest: glibc's own start-up (TLS,
  * auxiliary vector, IRELATIVE resolvers picking string functions by AT_HWCAP), stdio through
- * printf, malloc/realloc/free, string functions, qsort, getenv, its arguments and a switch gcc
- * compiles to a jump table. It prints the same bytes under qemu-ppc -cpu 750cl and through rpt,
+ * printf (integers, strings and floating point), snprintf, malloc/realloc/free, string functions,
+ * qsort, getenv, its arguments and a switch gcc compiles to a jump table. It prints the same bytes under qemu-ppc -cpu 750cl and through rpt,
  * and exits with the same status (44).
  */
 #include <stdio.h>
@@ -110,6 +110,15 @@ int main(int argc, char **argv)
 			printf("%s(%d) -> %d\n", opname(op), (int)i + 1, acc);
 	}
 	printf("acc=%d\n", acc);
+
+	/* Floating point through printf's own conversions, and snprintf into a buffer. */
+	double d = 3.14159265358979;
+	printf("floats: %f %e %g %.2f %10.3e|%-8g|\n", d, d * 1e10, d / 1e5, d, -d, 0.5);
+	printf("more: %p %% %5.1s %hhd %hd %lu %#x %#o %+d % d %*d|%.*f\n", (void *)0x1234, "xyz", 300, 70000,
+	       123456789UL, 255, 8, 5, 7, 6, 42, 3, 2.5);
+	char line[64];
+	int len = snprintf(line, sizeof line, "%s-%d-%c", "snp", 99, 'q');
+	printf("snprintf: %s %d\n", line, len);
 
 	const char *value = getenv("RPT_GLIBC_NO_SUCH_VARIABLE");
 	printf("getenv: %s\n", value ? value : "(unset)");
