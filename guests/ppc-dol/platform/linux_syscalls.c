@@ -286,7 +286,7 @@ static int64_t rpt_linux_unimplemented(uint32_t number, const char *what)
 	uint32_t bit = number < 512 ? number : 511;
 	if (!(rpt_linux_reported[bit / 32] & (UINT32_C(1) << (bit % 32)))) {
 		rpt_linux_reported[bit / 32] |= UINT32_C(1) << (bit % 32);
-		char text[96] = "rpt linux-syscalls: system call ";
+		char text[160] = "rpt linux-syscalls: system call ";
 		size_t n = rpt_linux_strlen(text);
 		char digits[12];
 		size_t d = 0;
@@ -584,8 +584,11 @@ void rpt_helper_sc(struct cpu *restrict c)
 	case 54: /* ioctl(fd, request, arg): TCGETS (isatty) only */
 		if (rpt_linux_host_fd(a0) < 0)
 			r = -RPT_LINUX_EBADF;
-		else if (a1 != 0x402c7413u)
-			r = rpt_linux_unimplemented(54, " (ioctl other than TCGETS) is not implemented: it fails with ENOSYS\n");
+		else if (a1 != 0x402c7413u) {
+			/* A request the file does not support fails with ENOTTY on Linux, whatever the file. */
+			rpt_linux_unimplemented(54, " (ioctl other than TCGETS) is not implemented: it fails with ENOTTY\n");
+			r = -RPT_LINUX_ENOTTY;
+		}
 		else if (a0 < 3 && rpt_is_terminal(rpt_linux_files[a0])) {
 			rpt_linux_zero(a2, 44); /* struct termios: what isatty needs is the success */
 			r = 0;

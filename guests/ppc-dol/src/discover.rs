@@ -284,15 +284,16 @@ pub(crate) fn recognise_jump_table(image: &GuestImage, cfg: &FunctionCfg, at: Gu
     Some(targets.into_iter().collect())
 }
 
-/// How many instructions after a `bcl 20,31,$+4` the PIC register's set-up may take.
-const PIC_SETUP: usize = 24;
+/// How many instructions after a `bcl 20,31,$+4` the PIC register's set-up may take (glibc's
+/// printf_positional saves 18 registers between the `bcl` and its `mflr r30`).
+const PIC_SETUP: usize = 64;
 
 /// The function's PIC registers and their values: gcc's position-independent code sets one
 /// register (r30 in glibc) in the prologue, `bcl 20,31,$+4; ... mflr rP; addis rP,rP,hi;
 /// addi rP,rP,lo`, and keeps it for the whole function, so a jump table far from the prologue
 /// still finds its base through it. A register counts only if every other write to it in the
-/// function restores it from the stack frame (`lwz rP,d(r1)` or `lmw` from r1 or r11 in an
-/// epilogue), and all set-ups agree on its value.
+/// function restores it from the stack frame in an epilogue ([`is_frame_restore`]), and all
+/// set-ups agree on its value.
 fn pic_registers(image: &GuestImage, cfg: &FunctionCfg) -> [Option<u32>; 32] {
     let mut found: [Option<u32>; 32] = [None; 32];
     let mut setup = BTreeSet::new();
@@ -390,14 +391,13 @@ fn constant_registers(cfg: &FunctionCfg) -> [Option<u32>; 32] {
     })
 }
 
-/// Whether `insn` restores registers from the stack frame in an epilogue: `lwz rX,d(r1)`, or
-/// `lmw` from r1 or from r11 (gcc's frame pointer for the epilogue of a large frame).
+/// Whether `insn` restores registers from the stack frame in an epilogue: `lwz` or `lmw` from
+/// r1, from r11 (what gcc's epilogue of a large frame addresses the frame's top through) or from
+/// r31 (the frame pointer of a function with a variable frame). A load from r31 may also be an
+/// ordinary local variable, but gcc keeps its PIC register in its register from the prologue on and
+/// loads it from the frame only to give the caller's value back.
 fn is_frame_restore(insn: &Insn) -> bool {
-    match insn.row.name {
-        "lwz" => insn.ra() == 1,
-        "lmw" => insn.ra() == 1 || insn.ra() == 11,
-        _ => false,
-    }
+    matches!(insn.row.name, "lwz" | "lmw") && matches!(insn.ra(), 1 | 11 | 31)
 }
 
 /// The `k`th word of the table at `base`, as the image holds it.

@@ -1,13 +1,15 @@
 /*
  * hello.c - a real static-glibc program for the PowerPC DOL guest: glibc's own start-up (TLS,
  * auxiliary vector, IRELATIVE resolvers picking string functions by AT_HWCAP), stdio through
- * printf, malloc/realloc/free, string functions, qsort, getenv, its arguments and a switch gcc
- * compiles to a jump table. It prints the same bytes under qemu-ppc -cpu 750cl and through rpt,
- * and exits with the same status (44).
+ * printf (integers, strings, floating point, positional arguments, wide strings), snprintf,
+ * malloc/realloc/free, string functions, qsort, getenv, its arguments and a switch gcc compiles
+ * to a jump table. It prints the same bytes under qemu-ppc -cpu 750cl and through rpt, and exits
+ * with the same status (44).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 /* noinline keeps the switch a jump table of its own rather than folded into the caller. */
 static __attribute__((noinline)) const char *opname(unsigned op)
@@ -110,6 +112,18 @@ int main(int argc, char **argv)
 			printf("%s(%d) -> %d\n", opname(op), (int)i + 1, acc);
 	}
 	printf("acc=%d\n", acc);
+
+	/* Floating point through printf's own conversions, and snprintf into a buffer. */
+	double d = 3.14159265358979;
+	printf("floats: %f %e %g %.2f %10.3e|%-8g|\n", d, d * 1e10, d / 1e5, d, -d, 0.5);
+	printf("more: %p %% %5.1s %hhd %hd %lu %#x %#o %+d % d %*d|%.*f\n", (void *)0x1234, "xyz", 300, 70000,
+	       123456789UL, 255, 8, 5, 7, 6, 42, 3, 2.5);
+	char line[64];
+	int len = snprintf(line, sizeof line, "%s-%d-%c", "snp", 99, 'q');
+	printf("snprintf: %s %d\n", line, len);
+	/* Positional arguments go through glibc's printf_positional, wide strings through its wide conversions. */
+	printf("positional: %2$s %1$d %3$5.2f\n", 5, "second", 2.5);
+	printf("wide: %ls %lc; long double: %La\n", L"wide", (wint_t)L'w', 1.0L);
 
 	const char *value = getenv("RPT_GLIBC_NO_SUCH_VARIABLE");
 	printf("getenv: %s\n", value ? value : "(unset)");

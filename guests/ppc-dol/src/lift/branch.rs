@@ -125,18 +125,22 @@ pub(crate) fn lift_control(
                 lx.block_with(Terminator::TailCall {
                     target: CallTarget::Direct(target),
                 })
-            } else if link {
+            } else if link && (cfg.calls_entry(target, ()) || isa.external(target).is_some()) {
                 let cont = continue_at(lx);
-                let call_target = if cfg.calls_entry(target, ()) || isa.external(target).is_some() {
-                    CallTarget::Direct(target)
-                } else {
-                    report_not_code(diags, insn, "call", target);
-                    let pc = lx.c32(target.0 as u32);
-                    CallTarget::Indirect(pc)
-                };
                 lx.block_with(Terminator::Call {
-                    target: call_target,
+                    target: CallTarget::Direct(target),
                     cont: BlockCall::plain(cont),
+                })
+            } else if link {
+                // A call of something that is not code: glibc's guarded calls of undefined weak
+                // functions (`bl 0x80000000` after a test of the symbol's address) are never taken
+                // on the paths a program runs. If one is, it is a guest fault at this call (the
+                // report names it and its target), not a jump into whatever lies at the target.
+                report_not_code(diags, insn, "call", target);
+                let pc = lx.c32(insn.addr.0 as u32);
+                lx.block_with(Terminator::Exit {
+                    pc,
+                    reason: ExitReason::Unliftable,
                 })
             } else {
                 goto(lx, target)
