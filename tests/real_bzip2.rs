@@ -155,7 +155,11 @@ fn compare_runs(what: &str, data: &[u8], ours: Runner, oracle: Runner) -> usize 
 /// Recompiles `recipe` (relative to the workspace) for `host` with `rpt recompile` and returns the
 /// binary, which runs with the sandbox given in `RPT_SANDBOX`.
 fn recompile(recipe: &str, host: &str) -> PathBuf {
-    let gen_dir = scratch().join(format!("gen-{host}"));
+    let name = Path::new(recipe)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .expect("a recipe name");
+    let gen_dir = scratch().join(format!("gen-{name}-{host}"));
     let out = Command::new(rpt_binary())
         .arg("recompile")
         .arg(workspace_root().join(recipe))
@@ -168,12 +172,8 @@ fn recompile(recipe: &str, host: &str) -> PathBuf {
         .output()
         .expect("rpt starts");
     assert!(out.status.success(), "rpt recompile {recipe}:\n{}", stderr_of(&out));
-    let name = Path::new(recipe)
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .expect("a recipe name");
-    // The generation directory is `<digest>-<host>`; its binary is `bin/<recipe>`.
-    let generations: Vec<PathBuf> = std::fs::read_dir(&gen_dir)
+    // The generation directory is `<recipe>/<digest>-<host>`; its binary is `bin/<recipe>`.
+    let generations: Vec<PathBuf> = std::fs::read_dir(gen_dir.join(name))
         .expect("the generation directory")
         .flatten()
         .map(|e| e.path().join("bin").join(name))
