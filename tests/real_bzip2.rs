@@ -234,7 +234,11 @@ fn wine_runner(args: &[&str]) -> Command {
     cmd
 }
 
+/// Needs bzip2's source (deb-src enabled for `apt-get source`, or BZIP2_SRC), which CI's machine
+/// does not have: `cargo test -p rpt-tests --test real_bzip2 -- --ignored` runs it, as
+/// `tests/real/lua/build.sh check` is run by hand for Lua.
 #[test]
+#[ignore = "needs bzip2's Debian source package"]
 fn the_committed_bzip2_builds_are_reproducible() {
     let check = Command::new(bzip2_dir().join("build.sh"))
         .arg("check")
