@@ -29,5 +29,39 @@ sudo=""
 if [[ " ${missing[*]} " == *":i386 "* ]] && ! dpkg --print-foreign-architectures | grep -qx i386; then
   $sudo dpkg --add-architecture i386
 fi
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# A mirror caught mid-sync fails one index (seen: bookworm-security's i386 Packages); the others still serve.
+for attempt in 1 2 3; do
+  $sudo apt-get update -qq && break
+  echo "rpt: apt-get update failed (attempt $attempt); going on with the indexes that did download" >&2
+  sleep 10
+done
+
+install() { DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"; }
+
+# With the security i386 index missing, an amd64 library already updated from the security archive has
+# no i386 twin of the same version, and Multi-Arch: same forbids mixing (wine32 then "generates breaks").
+# The twin is still in the security pool: fetch the exact version apt names in its resolver trace.
+fetch_i386_twins() {
+  local twins
+  twins=$(DEBIAN_FRONTEND=noninteractive $sudo apt-get install -s --no-install-recommends "${missing[@]}" \
+      -o Debug::pkgProblemResolver=1 2>&1 |
+    sed -n 's/^Broken .* on \([^:]*\):amd64 < \([^ ]*\) @ii.*/\1 \2/p' | sort -u)
+  [ -n "$twins" ] || return 1
+  local tmp
+  tmp=$(mktemp -d)
+  while read -r pkg version; do
+    local source
+    source=$(dpkg-query -W -f='${source:Package}' "$pkg:amd64" 2>/dev/null) || continue
+    local prefix=${source:0:1}
+    [[ $source == lib* ]] && prefix=${source:0:4}
+    local file="${pkg}_${version#*:}_i386.deb"
+    curl -sfL -o "$tmp/$file" "http://deb.debian.org/debian-security/pool/updates/main/$prefix/$source/${file//+/%2b}" ||
+      rm -f "$tmp/$file"
+  done <<<"$twins"
+  compgen -G "$tmp/*.deb" >/dev/null || return 1
+  echo "rpt: installing i386 twins from the security pool: $(ls "$tmp")" >&2
+  $sudo dpkg -i "$tmp"/*.deb >/dev/null 2>&1 || true
+  install -f >/dev/null
+}
+
+install "${missing[@]}" >/dev/null || { fetch_i386_twins && install "${missing[@]}" >/dev/null; }
