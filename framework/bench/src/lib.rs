@@ -142,9 +142,18 @@ pub struct Options {
 
 /// Output normalisation before comparing a recompiled program with its oracle: lines compare
 /// without their line ends, because a guest's platform may write "\r\n" where the oracle's writes
-/// "\n" (a Windows program's standard output is in text mode).
-fn normalise(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).replace("\r\n", "\n")
+/// "\n" (a Windows program's standard output is in text mode). Bytes, not text: a compressor's
+/// output is not UTF-8, and a lossy conversion would make different bytes compare equal.
+fn normalise(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if !(bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n')) {
+            out.push(bytes[i]);
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Instruction counts of a program's native builds, measured once per program and input.
@@ -166,8 +175,7 @@ pub fn run(options: &Options, progress: &dyn Fn(&str)) -> Result<Report, BenchEr
         .tempdir()
         .map_err(io_error(&std::env::temp_dir()))?;
     let scratch = scratch.path();
-    let build_script = suite::resolve(&options.suite, &suite.build_script);
-    let mut natives: BTreeMap<(String, String), NativeCounts> = BTreeMap::new();
+    let mut natives: BTreeMap<NativeKey, NativeCounts> = BTreeMap::new();
     let mut samples = Vec::new();
     for sample in &suite.samples {
         if !options.only.is_empty() && !options.only.contains(&sample.name) {
@@ -175,14 +183,24 @@ pub fn run(options: &Options, progress: &dyn Fn(&str)) -> Result<Report, BenchEr
         }
         let dir = scratch.join(&sample.name);
         std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
-        let input = dir.join("input");
-        std::fs::write(&input, &sample.input).map_err(io_error(&input))?;
-        let key = (sample.program.clone(), sample.input.clone());
+        let input = match &sample.input_file {
+            Some(file) => suite::resolve(&options.suite, file),
+            None => {
+                let input = dir.join("input");
+                std::fs::write(&input, &sample.input).map_err(io_error(&input))?;
+                input
+            }
+        };
+        let build_script = suite::resolve(
+            &options.suite,
+            sample.build_script.as_deref().unwrap_or(&suite.build_script),
+        );
+        let key = (build_script.clone(), sample.program.clone(), sample.describe_input());
         let native = match natives.get(&key) {
             Some(n) => n.clone(),
             None => {
                 progress(&format!("{}: native builds of {}", sample.name, sample.program));
-                let n = measure_natives(&build_script, &sample.program, &input, scratch)?;
+                let n = measure_natives(&build_script, sample, &input, scratch)?;
                 natives.insert(key, n.clone());
                 n
             }
@@ -209,15 +227,19 @@ fn suite_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-fn measure_natives(script: &Path, program: &str, input: &Path, scratch: &Path) -> Result<NativeCounts, BenchError> {
+/// Native builds are measured once per build script, program and run (arguments and input).
+type NativeKey = (PathBuf, String, String);
+
+fn measure_natives(script: &Path, sample: &Sample, input: &Path, scratch: &Path) -> Result<NativeCounts, BenchError> {
+    let program = &sample.program;
     let dir = scratch.join("native");
     std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
     let i386 = dir.join(format!("{program}-i386"));
     let x86_64 = dir.join(format!("{program}-x86-64"));
     measure::build_native(script, "i386", program, &i386)?;
     measure::build_native(script, "x86-64", program, &x86_64)?;
-    let i386_run = Invocation::new([&i386]);
-    let x86_64_run = Invocation::new([&x86_64]);
+    let i386_run = Invocation::new([&i386]).with_args(&sample.args);
+    let x86_64_run = Invocation::new([&x86_64]).with_args(&sample.args);
     let i386_output = measure::run_capture(&i386_run, input)?;
     let x86_64_output = measure::run_capture(&x86_64_run, input)?;
     Ok(NativeCounts {
@@ -244,7 +266,7 @@ fn measure_sample(
     // The peer qemu runs and the oracle the recompiled output must equal.
     let (qemu, oracle_name, oracle_output, peer_name) = match &sample.qemu {
         QemuPeer::I386 => (
-            Invocation::new([PathBuf::from("qemu-i386"), native.i386_binary.clone()]),
+            Invocation::new([PathBuf::from("qemu-i386"), native.i386_binary.clone()]).with_args(&sample.args),
             "the native i386 build",
             native.i386_output.clone(),
             "qemu-i386",
@@ -252,7 +274,8 @@ fn measure_sample(
         QemuPeer::Ppc750cl { elf } => {
             let elf = suite::resolve(&options.suite, elf);
             check_same_code(&options.rpt, &elf, &recipe, dir)?;
-            let qemu = Invocation::new([PathBuf::from("qemu-ppc"), "-cpu".into(), "750cl".into(), elf.clone()]);
+            let qemu = Invocation::new([PathBuf::from("qemu-ppc"), "-cpu".into(), "750cl".into(), elf.clone()])
+                .with_args(&sample.args);
             let output = measure::run_capture(&qemu, input)?;
             (qemu, "qemu-ppc -cpu 750cl", output, "qemu-ppc -cpu 750cl")
         }
@@ -268,21 +291,20 @@ fn measure_sample(
         let _ = std::fs::remove_dir_all(&cache_dir);
         let built = measure::recompile(&options.rpt, &recipe, &passes, &gen_dir, &cache_dir, dir)?;
         let binary = built.stats.binary.clone();
-        let output = measure::run_capture(&Invocation::new([&binary]), input)?;
-        let (expected, actual) = (normalise(&oracle_output), normalise(&output));
-        if expected != actual {
+        let output = measure::run_capture(&Invocation::new([&binary]).with_args(&sample.args), input)?;
+        if normalise(&oracle_output) != normalise(&output) {
             return Err(BenchError::WrongOutput {
                 sample: sample.name.clone(),
                 configuration: config.name.clone(),
                 oracle: oracle_name.into(),
-                expected,
-                actual,
+                expected: String::from_utf8_lossy(&oracle_output).into_owned(),
+                actual: String::from_utf8_lossy(&output).into_owned(),
             });
         }
         progress(&format!("{}: callgrind ({})", sample.name, config.name));
         let stripped = dir.join(format!("{}-stripped", config.name));
         measure::strip_debug(&binary, &stripped)?;
-        let instructions = measure::callgrind(&Invocation::new([&stripped]), input, dir)?;
+        let instructions = measure::callgrind(&Invocation::new([&stripped]).with_args(&sample.args), input, dir)?;
         let guest_instructions = measure::lifted_guest_instructions(&built.stats.gen_dir)?;
         let text_bytes = measure::lifted_text_size(&built.stats.gen_dir)?;
         let reference = configurations.first().map(|c| c.instructions);
@@ -304,7 +326,7 @@ fn measure_sample(
         message: "no configuration".into(),
     })?;
     progress(&format!("{}: timing pairs against {peer_name}", sample.name));
-    let pairs = time_pairs(&Invocation::new([&binary]), &qemu, input, rule)?;
+    let pairs = time_pairs(&Invocation::new([&binary]).with_args(&sample.args), &qemu, input, rule)?;
     let summary = PairSummary::of(&pairs).ok_or_else(|| BenchError::Tool {
         command: qemu.describe(),
         message: "no usable timing pairs".into(),
@@ -312,7 +334,7 @@ fn measure_sample(
     Ok(SampleResult {
         name: sample.name.clone(),
         program: sample.program.clone(),
-        input: sample.input.trim().to_string(),
+        input: sample.describe_input(),
         recipe: sample.recipe.clone(),
         native_i386_instructions: native.i386,
         native_x86_64_instructions: native.x86_64,
@@ -519,5 +541,38 @@ mod tests {
         .expect("write");
         let err = Suite::load(&path).expect_err("no samples").to_string();
         assert!(err.contains("`samples` is empty"), "{err}");
+        std::fs::write(
+            &path,
+            "(build_script: \"b.sh\", configurations: [(name: \"baseline\", passes: [])], samples: [\n\
+             (name: \"lua\", program: \"lua\", input: \"6\", input_file: \"bench.lua\", recipe: \"r.ron\", qemu: I386)])",
+        )
+        .expect("write");
+        let err = Suite::load(&path).expect_err("two inputs").to_string();
+        assert!(err.contains("both `input` and `input_file`"), "{err}");
+    }
+
+    #[test]
+    fn a_real_program_sample_reads_a_file_with_arguments() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("suite.ron");
+        std::fs::write(
+            &path,
+            "(build_script: \"b.sh\", configurations: [(name: \"baseline\", passes: [])], samples: [\n\
+             (name: \"lua\", program: \"lua\", args: [\"-\"], input_file: \"../lua/bench.lua\",\n\
+              build_script: \"../lua/build.sh\", recipe: \"r.ron\", qemu: I386)])",
+        )
+        .expect("write");
+        let suite = Suite::load(&path).expect("loads");
+        let sample = &suite.samples[0];
+        assert_eq!(sample.describe_input(), "- < bench.lua");
+        assert_eq!(sample.build_script.as_deref(), Some("../lua/build.sh"));
+    }
+
+    #[test]
+    fn outputs_compare_as_bytes_without_carriage_returns_before_line_feeds() {
+        assert_eq!(normalise(b"a\r\nb\r\n"), normalise(b"a\nb\n"));
+        // Bytes that are not UTF-8 still differ: a lossy conversion would make both U+FFFD.
+        assert_ne!(normalise(&[0xff, 0x0d]), normalise(&[0xfe, 0x0d]));
+        assert_eq!(normalise(b"\r\r\n\r"), b"\r\n\r".to_vec());
     }
 }

@@ -30,6 +30,12 @@ impl Invocation {
         }
     }
 
+    /// This command with more arguments after its own.
+    pub fn with_args(mut self, args: &[String]) -> Invocation {
+        self.argv.extend(args.iter().map(OsString::from));
+        self
+    }
+
     /// How the command is named in errors.
     pub fn describe(&self) -> String {
         self.argv

@@ -138,7 +138,7 @@ fn measure_row(
     let gen_dir = dir.join("gen");
     // One cache for the row: the instruction counts do not depend on compile time.
     let cache_dir = dir.join("cache");
-    let mut reference: Option<(String, String)> = None;
+    let mut reference: Option<(String, Vec<u8>)> = None;
     let mut cells = Vec::new();
     for config in &table.configurations {
         progress(&format!("{}: {}", sample.name, config.name));
@@ -157,8 +157,8 @@ fn measure_row(
                     sample: sample.name.clone(),
                     configuration: config.name.clone(),
                     oracle: format!("the {name} configuration"),
-                    expected: expected.clone(),
-                    actual: output,
+                    expected: String::from_utf8_lossy(expected).into_owned(),
+                    actual: String::from_utf8_lossy(&output).into_owned(),
                 });
             }
             Some(_) => {}

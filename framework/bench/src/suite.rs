@@ -68,6 +68,17 @@ pub struct Sample {
     /// What the program reads on standard input (the benchmark programs read their workload size).
     #[serde(default)]
     pub input: String,
+    /// A file read on standard input instead of `input` (a real program's script or data).
+    #[serde(default)]
+    pub input_file: Option<String>,
+    /// Command-line arguments every run of the program gets: its native builds, qemu's run and the
+    /// recompiled program.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// The script that builds this program's native peers, when it is not the suite's: a real
+    /// program brings its own (`tests/real/NAME/build.sh`), called the same way.
+    #[serde(default)]
+    pub build_script: Option<String>,
     /// The recipe rpt recompiles.
     pub recipe: String,
     /// The dynamic translator the recompiled program is timed against.
@@ -135,8 +146,32 @@ impl Suite {
             if !names.insert(format!("sample {}", s.name)) {
                 return Err(problem(format!("sample `{}` appears twice", s.name)));
             }
+            if s.input_file.is_some() && !s.input.is_empty() {
+                return Err(problem(format!(
+                    "sample `{}` has both `input` and `input_file`: name one",
+                    s.name
+                )));
+            }
         }
         Ok(())
+    }
+}
+
+impl Sample {
+    /// How the sample's run is described in tables: its arguments and what it reads.
+    pub fn describe_input(&self) -> String {
+        let mut words: Vec<String> = self.args.clone();
+        match &self.input_file {
+            Some(file) => {
+                let name = Path::new(file)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| file.clone());
+                words.push(format!("< {name}"));
+            }
+            None => words.push(self.input.trim().to_string()),
+        }
+        words.join(" ")
     }
 }
 

@@ -11,6 +11,7 @@
 #
 #   ./build.sh             builds bzip2.exe, bzip2.elf and bzip2.dol next to this script (committed)
 #   ./build.sh oracle OUT  builds the native i386 oracle at OUT
+#   ./build.sh x86-64 OUT  builds a native x86-64 program (clang-19 -O2 -static): the benchmark's other limit
 #   ./build.sh check       rebuilds the three into a temporary directory and fails unless they are
 #                          byte-identical to the committed files
 #
@@ -25,6 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 CC_PE=${CC_PE:-i686-w64-mingw32-gcc}
 CC_PPC=${CC_PPC:-powerpc-linux-gnu-gcc}
 CC_ORACLE=${CC_ORACLE:-gcc}
+CC_X86_64=${CC_X86_64:-clang-19}
 # The workspace's tests/guests/ppc/common.sh defines rpt(); it finds the workspace from $here as
 # two levels up, which holds for tests/real/bzip2 as for tests/guests/ppc.
 # shellcheck source=../../guests/ppc/common.sh
@@ -86,6 +88,11 @@ build_oracle() {
     (cd "$src" && "$CC_ORACLE" $X86_FLAGS -static -idirafter /usr/include/x86_64-linux-gnu $SOURCES -o "$1")
 }
 
+build_x86_64() {
+    # shellcheck disable=SC2086
+    (cd "$src" && "$CC_X86_64" -O2 -static $SOURCES -o "$1")
+}
+
 build_all() {
     build_pe "$1/bzip2.exe"
     build_elf "$1/bzip2.elf"
@@ -102,6 +109,11 @@ oracle)
     find_source
     build_oracle "$out"
     ;;
+x86-64)
+    out=${2:?usage: build.sh x86-64 OUT}
+    find_source
+    build_x86_64 "$out"
+    ;;
 check)
     find_source
     mkdir "$tmp/out"
@@ -110,7 +122,7 @@ check)
     echo "the committed bzip2 builds are reproducible"
     ;;
 *)
-    echo "usage: build.sh [oracle OUT | check]" >&2
+    echo "usage: build.sh [oracle OUT | x86-64 OUT | check]" >&2
     exit 2
     ;;
 esac

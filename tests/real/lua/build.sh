@@ -5,6 +5,8 @@
 #   ./build.sh              builds lua.exe (the committed guest PE) and records bench.out
 #   ./build.sh pe OUT       builds the PE at OUT
 #   ./build.sh oracle OUT   builds the native i386 Linux build of the same sources at OUT
+#   ./build.sh x86-64 OUT   builds a native x86-64 Linux build (clang-19 -O2 -static): the
+#                           benchmark's other limit (bench/real-peers.sh)
 #   ./build.sh check        rebuilds the PE and fails unless it is byte-identical to lua.exe, then
 #                           runs both oracles on bench.lua and fails unless each prints bench.out
 #                           (the native build after "\n" becomes "\r\n": msvcrt's text mode)
@@ -25,6 +27,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 CC_PE=${CC_PE:-i686-w64-mingw32-gcc}
 CC_ORACLE=${CC_ORACLE:-gcc}
+CC_X86_64=${CC_X86_64:-clang-19}
 COMMON="-O2 -m32 -march=i686 -fno-asynchronous-unwind-tables"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -93,6 +96,11 @@ pe)
 oracle)
     build_oracle "${2:?usage: build.sh oracle OUT}"
     ;;
+x86-64)
+    src=$(source_dir)
+    # shellcheck disable=SC2046
+    "$CC_X86_64" -O2 -static $(sources "$src") -lm -o "${2:?usage: build.sh x86-64 OUT}"
+    ;;
 check)
     tmp="$work"
     build_pe "$tmp/lua.exe"
@@ -103,7 +111,7 @@ check)
     echo "lua.exe is reproducible and both oracles print bench.out"
     ;;
 *)
-    echo "usage: build.sh [pe OUT | oracle OUT | check]" >&2
+    echo "usage: build.sh [pe OUT | oracle OUT | x86-64 OUT | check]" >&2
     exit 64
     ;;
 esac
