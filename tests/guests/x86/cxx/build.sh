@@ -1,0 +1,58 @@
+#!/bin/sh
+# Builds the C++ sample (README.md) two ways:
+#
+#   cxx.exe  i686-w64-mingw32-g++ -static: libstdc++, libsupc++ and libgcc's DWARF-2 unwinder are
+#            linked into the PE, so the exception machinery is guest code rpt recompiles
+#            (recipes/cxx-sample.ron); Wine runs it as an oracle
+#   native   g++ -m32 -static (g++-12-multilib), the native i386 oracle, which the tests build
+#
+#   ./build.sh             builds cxx.exe next to this script (committed)
+#   ./build.sh oracle OUT  builds the native i386 oracle at OUT
+#   ./build.sh check       rebuilds cxx.exe in a temporary directory and fails unless it is
+#                          byte-identical to the committed one
+#
+# CXX_PE and CXX_ORACLE override the compilers.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+CXX_PE=${CXX_PE:-i686-w64-mingw32-g++}
+CXX_ORACLE=${CXX_ORACLE:-g++}
+SOURCES="main.cpp support.cpp expr.cpp shapes.cpp json.cpp"
+FLAGS="-O2 -Wall -Wextra"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+build_pe() {
+    # Everything static; msvcrt's own printf underneath (-D__USE_MINGW_ANSI_STDIO=0); no relocations
+    # or ASLR flag, no timestamp, no symbols: the same compiler gives the same bytes every time.
+    # Relative source names keep the build directory out of the image.
+    # shellcheck disable=SC2086
+    (cd "$here" && "$CXX_PE" $FLAGS -static -static-libgcc -static-libstdc++ -D__USE_MINGW_ANSI_STDIO=0 \
+        -Wl,--disable-dynamicbase -Wl,--disable-reloc-section -Wl,--no-insert-timestamp -Wl,-S \
+        $SOURCES -o "$1")
+}
+
+build_oracle() {
+    # Debian's `g++ -m32` finds no <asm/errno.h> without the host's include directory after its own.
+    # shellcheck disable=SC2086
+    (cd "$here" && "$CXX_ORACLE" -m32 $FLAGS -static -idirafter /usr/include/x86_64-linux-gnu $SOURCES -o "$1")
+}
+
+case "${1:-}" in
+"")
+    build_pe "$here/cxx.exe"
+    ;;
+oracle)
+    build_oracle "$2"
+    ;;
+check)
+    build_pe "$tmp/cxx.exe"
+    cmp "$tmp/cxx.exe" "$here/cxx.exe"
+    echo "cxx.exe is reproducible"
+    ;;
+*)
+    echo "usage: $0 [oracle OUTPUT | check]" >&2
+    exit 2
+    ;;
+esac
