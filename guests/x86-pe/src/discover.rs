@@ -180,10 +180,14 @@ impl discover::Isa for X86 {
     }
 
     /// An import's thunk, or a stub that only jumps through an IAT slot (`jmp [__imp__abort]`,
-    /// as import libraries link them).
+    /// as import libraries link them). A function owning C++ landing pads returns even when its
+    /// own code cannot (`try { throw x; } catch (...) {}`): it returns from a landing pad.
     fn call_flow(&self, image: &GuestImage, target: GuestAddr) -> Option<CallFlow> {
         if let Some(flow) = self.external(target) {
             return Some(flow);
+        }
+        if self.eh.owns_landing_pads(target) {
+            return Some(CallFlow::Returns);
         }
         let insn = decode::decode_at(image, target).ok()?;
         match lift::classify(&insn) {

@@ -166,7 +166,10 @@ struct Cursor<'a> {
 
 impl Cursor<'_> {
     fn u8(&mut self) -> Result<u8, &'static str> {
-        let b = self.image.bytes_at(GuestAddr(self.at), 1).and_then(|b| b.first().copied());
+        let b = self
+            .image
+            .bytes_at(GuestAddr(self.at), 1)
+            .and_then(|b| b.first().copied());
         self.at += 1;
         b.ok_or("it runs past the end of its section")
     }
@@ -271,4 +274,113 @@ fn lsda_landing_pads(image: &GuestImage, at: GuestAddr, start: GuestAddr) -> Res
         return Err("the call-site table's last record runs past its length");
     }
     Ok(pads)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use rpt_api::{GuestImage, Segment, SegmentFlags};
+    use rpt_ir::GuestAddr;
+
+    use super::*;
+
+    fn segment(name: &str, addr: u64, bytes: Vec<u8>, execute: bool) -> Segment {
+        Segment {
+            name: name.to_string(),
+            addr: GuestAddr(addr),
+            mem_size: bytes.len() as u64,
+            bytes,
+            flags: SegmentFlags {
+                read: true,
+                write: false,
+                execute,
+            },
+        }
+    }
+
+    fn image(segments: Vec<Segment>) -> GuestImage {
+        GuestImage {
+            segments,
+            entry: GuestAddr(0x1000),
+            exports: BTreeMap::new(),
+            imports: Vec::new(),
+        }
+    }
+
+    /// An LSDA as GCC writes it for i386: no LPStart, a type table, uleb128 call sites.
+    #[test]
+    fn an_lsda_gives_its_landing_pads_relative_to_the_function() {
+        let lsda = vec![
+            0xff, // LPStart omitted: the function's start
+            0x00, 0x10, // type table: absptr, offset 0x10 (skipped)
+            0x01, 13, // call sites: uleb128, 13 bytes
+            0x05, 0x04, 0x20, 0x01, // [+5, +9) lands at +0x20, action 1
+            0x10, 0x03, 0x00, 0x00, // [+0x10, +0x13) has no landing pad
+            0x18, 0x02, 0xa0, 0x01, 0x00, // [+0x18, +0x1a) lands at +0xa0 (a two-byte uleb128)
+        ];
+        let img = image(vec![
+            segment(".text", 0x1000, vec![0x90; 0x200], true),
+            segment(".rdata", 0x4000, lsda, false),
+        ]);
+        let pads = lsda_landing_pads(&img, GuestAddr(0x4000), GuestAddr(0x1000)).expect("readable");
+        assert_eq!(
+            pads.into_iter().collect::<Vec<_>>(),
+            vec![GuestAddr(0x1020), GuestAddr(0x10a0)]
+        );
+    }
+
+    #[test]
+    fn a_truncated_lsda_is_an_error_not_a_panic() {
+        let img = image(vec![
+            segment(".text", 0x1000, vec![0x90; 0x100], true),
+            segment(".rdata", 0x4000, vec![0xff, 0xff, 0x01, 40, 0x05], false),
+        ]);
+        assert!(lsda_landing_pads(&img, GuestAddr(0x4000), GuestAddr(0x1000)).is_err());
+    }
+
+    #[test]
+    fn a_landing_pad_outside_code_is_refused() {
+        let img = image(vec![
+            segment(".text", 0x1000, vec![0x90; 0x10], true),
+            segment(
+                ".rdata",
+                0x4000,
+                vec![0xff, 0xff, 0x01, 4, 0x00, 0x02, 0x7f, 0x00],
+                false,
+            ),
+        ]);
+        assert!(lsda_landing_pads(&img, GuestAddr(0x4000), GuestAddr(0x1000)).is_err());
+    }
+
+    #[test]
+    fn an_image_without_eh_frame_has_no_landing_pads() {
+        let img = image(vec![segment(".text", 0x1000, vec![0x90; 0x10], true)]);
+        assert!(read(&img).expect("nothing to read").is_empty());
+    }
+
+    /// The committed C++ sample: every landing pad lies in the code, and most in their own FDE's
+    /// range (GCC moves some to a `.cold` part with an FDE of its own, whose LSDA names them).
+    #[test]
+    fn the_cxx_sample_has_landing_pads_in_its_functions() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/guests/x86/cxx/cxx.exe");
+        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let img = crate::loader_pe::load(&bytes).expect("a PE");
+        let info = read(&img).expect("readable tables");
+        let pads: Vec<GuestAddr> = info.landing_pads().collect();
+        assert!(info.functions.len() > 100, "{} EH functions", info.functions.len());
+        assert!(pads.len() > info.functions.len());
+        let inside = info
+            .functions
+            .values()
+            .flat_map(|f| f.landing_pads.iter().map(move |p| (f, p)))
+            .filter(|(f, p)| f.start <= **p && **p < f.end)
+            .count();
+        assert!(
+            inside * 10 >= pads.len() * 9,
+            "{inside} of {} pads inside their FDE",
+            pads.len()
+        );
+        assert!(pads.iter().all(|&p| img.is_code(p)));
+    }
 }

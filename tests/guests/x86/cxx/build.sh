@@ -17,7 +17,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 CXX_PE=${CXX_PE:-i686-w64-mingw32-g++}
 CXX_ORACLE=${CXX_ORACLE:-g++}
-SOURCES="main.cpp support.cpp expr.cpp shapes.cpp json.cpp"
+SOURCES="main.cpp support.cpp expr.cpp shapes.cpp json.cpp containers.cpp"
 FLAGS="-O2 -Wall -Wextra"
 
 tmp=$(mktemp -d)

@@ -13,6 +13,7 @@
 namespace sample {
 
 void json_demo();
+void containers_demo();
 
 // ---------------------------------------------------------------- the ledger
 
@@ -171,6 +172,57 @@ void ledger_demo() {
     }
 }
 
+// ---------------------------------------------------------------- construction under exceptions
+
+// Its constructor throws for the n-th instance: in an array, the elements built before it are
+// destroyed in reverse order as the exception leaves the array's construction.
+struct Brick {
+    static int built, fail_at;
+    Sentry sentry;
+    int id;
+    Brick() : sentry("b" + std::to_string(built)), id(built) {
+        if (built++ == fail_at)
+            throw Error(1000 + id, "brick " + std::to_string(id) + " cracked");
+    }
+};
+int Brick::built = 0;
+int Brick::fail_at = -1;
+
+// A function-try-block: the handler sees the member's exception, then it is rethrown on its own.
+class Wall {
+public:
+    explicit Wall(int fail_at) try : bricks_(make(fail_at)) {
+        Trace::note("wall-up");
+    } catch (const Error &e) {
+        Trace::note("wall-failed-" + std::to_string(e.code()));
+    }
+    size_t size() const { return bricks_->size(); }
+
+private:
+    static std::unique_ptr<std::vector<int>> make(int fail_at) {
+        Brick::built = 0;
+        Brick::fail_at = fail_at;
+        Brick row[4];
+        auto ids = std::unique_ptr<std::vector<int>>(new std::vector<int>);
+        for (const Brick &b : row)
+            ids->push_back(b.id);
+        return ids;
+    }
+    std::unique_ptr<std::vector<int>> bricks_;
+};
+
+void construction_demo() {
+    out() << "== construction\n";
+    for (int fail_at : {-1, 0, 2, 3}) {
+        try {
+            Wall w(fail_at);
+            out() << "  wall of " << w.size() << " {" << Trace::take() << "}\n";
+        } catch (const Error &e) {
+            out() << "  " << e.what() << " {" << Trace::take() << "}\n";
+        }
+    }
+}
+
 // ---------------------------------------------------------------- exceptions across many frames
 
 // Recursion that throws at the bottom: every level holds a Sentry and a string.
@@ -305,6 +357,8 @@ int main() {
     shapes_demo();
     ledger_demo();
     json_demo();
+    containers_demo();
+    construction_demo();
     frames_demo();
     out() << "== done: " << failures << " script failures\n";
     return 0;
