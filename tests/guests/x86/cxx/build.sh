@@ -6,10 +6,11 @@
 #            (recipes/cxx-sample.ron); Wine runs it as an oracle
 #   native   g++ -m32 -static (g++-12-multilib), the native i386 oracle, which the tests build
 #
-#   ./build.sh             builds cxx.exe next to this script (committed)
+#   ./build.sh             builds cxx.exe and mini.exe next to this script (committed)
 #   ./build.sh oracle OUT  builds the native i386 oracle at OUT
-#   ./build.sh check       rebuilds cxx.exe in a temporary directory and fails unless it is
-#                          byte-identical to the committed one
+#   ./build.sh oracle-mini OUT  the same for mini.cpp, the small sibling CI runs
+#   ./build.sh check       rebuilds both in a temporary directory and fails unless they are
+#                          byte-identical to the committed ones
 #
 # CXX_PE and CXX_ORACLE override the compilers.
 set -eu
@@ -30,29 +31,35 @@ build_pe() {
     # shellcheck disable=SC2086
     (cd "$here" && "$CXX_PE" $FLAGS -static -static-libgcc -static-libstdc++ -D__USE_MINGW_ANSI_STDIO=0 \
         -Wl,--disable-dynamicbase -Wl,--disable-reloc-section -Wl,--no-insert-timestamp -Wl,-S \
-        $SOURCES -o "$1")
+        $2 -o "$1")
 }
 
 build_oracle() {
     # Debian's `g++ -m32` finds no <asm/errno.h> without the host's include directory after its own.
     # shellcheck disable=SC2086
-    (cd "$here" && "$CXX_ORACLE" -m32 $FLAGS -static -idirafter /usr/include/x86_64-linux-gnu $SOURCES -o "$1")
+    (cd "$here" && "$CXX_ORACLE" -m32 $FLAGS -static -idirafter /usr/include/x86_64-linux-gnu $2 -o "$1")
 }
 
 case "${1:-}" in
 "")
-    build_pe "$here/cxx.exe"
+    build_pe "$here/cxx.exe" "$SOURCES"
+    build_pe "$here/mini.exe" mini.cpp
     ;;
 oracle)
-    build_oracle "$2"
+    build_oracle "$2" "$SOURCES"
+    ;;
+oracle-mini)
+    build_oracle "$2" mini.cpp
     ;;
 check)
-    build_pe "$tmp/cxx.exe"
-    cmp "$tmp/cxx.exe" "$here/cxx.exe"
-    echo "cxx.exe is reproducible"
+    for exe in cxx mini; do
+        if [ $exe = cxx ]; then build_pe "$tmp/$exe.exe" "$SOURCES"; else build_pe "$tmp/$exe.exe" mini.cpp; fi
+        cmp "$tmp/$exe.exe" "$here/$exe.exe"
+    done
+    echo "cxx.exe and mini.exe are reproducible"
     ;;
 *)
-    echo "usage: $0 [oracle OUTPUT | check]" >&2
+    echo "usage: $0 [oracle OUTPUT | oracle-mini OUTPUT | check]" >&2
     exit 2
     ;;
 esac
