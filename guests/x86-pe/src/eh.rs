@@ -130,15 +130,23 @@ pub fn read(image: &GuestImage) -> Result<EhInfo, EhError> {
 
 /// The image's exception tables, read once per image: the lifter asks for every function it lifts.
 /// A malformed table counts as none (discovery reports the error once).
+///
+/// The key is `.eh_frame` itself and a hash of the data sections (where the LSDAs are), so a process
+/// that handles two images never answers for the wrong one; code is left out of the hash, which
+/// keeps a lift's cost to a pass over the data.
 pub(crate) fn cached(image: &GuestImage) -> Arc<EhInfo> {
-    type Cache = Mutex<Option<(Vec<u8>, Arc<EhInfo>)>>;
+    use std::hash::{Hash, Hasher};
+    type Cache = Mutex<Option<((Vec<u8>, u64), Arc<EhInfo>)>>;
     static CACHE: Cache = Mutex::new(None);
-    let key: Vec<u8> = image
-        .segments
-        .iter()
-        .find(|s| is_eh_frame(&s.name))
-        .map(|s| s.bytes.clone())
-        .unwrap_or_default();
+    let Some(eh_frame) = image.segments.iter().find(|s| is_eh_frame(&s.name)) else {
+        return Arc::default();
+    };
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for s in image.segments.iter().filter(|s| !s.flags.execute) {
+        s.addr.0.hash(&mut hasher);
+        s.bytes.hash(&mut hasher);
+    }
+    let key = (eh_frame.bytes.clone(), hasher.finish());
     // A poisoned lock only means another lift panicked; the cached value is still whole.
     let mut guard = CACHE.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((k, info)) = guard.as_ref()
