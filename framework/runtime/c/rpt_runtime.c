@@ -524,6 +524,8 @@ struct rpt_resume_point {
 	struct cpu *c;
 	uint64_t pc;
 	uint64_t serial;
+	/* The guest frame of rpt_dispatch_framed's points; 0 for rpt_dispatch_resumable's. */
+	uint64_t frame;
 	struct rpt_resume_point *outer;
 };
 
@@ -536,15 +538,20 @@ static void rpt_resume_body(void *point)
 	rpt_dispatch(p->c, p->pc);
 }
 
+/* Dispatches the point's pc under it, and again each time a resume jumps back. */
+static void rpt_run_point(struct rpt_resume_point *point)
+{
+	rpt_resume_top = point;
+	while (rpt_host_call_jumpable(&point->target, rpt_resume_body, point))
+		rpt_resume_top = point;
+	rpt_resume_top = point->outer;
+}
+
 void rpt_dispatch_resumable(struct cpu *c, uint64_t pc, rpt_resume_established established, void *ctx)
 {
 	struct rpt_resume_point point = { .c = c, .pc = pc, .serial = ++rpt_resume_serials, .outer = rpt_resume_top };
 	established(c, point.serial, ctx);
-	rpt_resume_top = &point;
-	/* rpt_resume jumps back here: dispatch the point's pc again, with the state the caller set. */
-	while (rpt_host_call_jumpable(&point.target, rpt_resume_body, &point))
-		rpt_resume_top = &point;
-	rpt_resume_top = point.outer;
+	rpt_run_point(&point);
 }
 
 int rpt_resume(struct cpu *c, uint64_t serial)
@@ -552,6 +559,27 @@ int rpt_resume(struct cpu *c, uint64_t serial)
 	(void)c;
 	for (struct rpt_resume_point *p = rpt_resume_top; p; p = p->outer) {
 		if (p->serial == serial) {
+			rpt_resume_top = p;
+			rpt_host_jump(&p->target);
+		}
+	}
+	return 0;
+}
+
+void rpt_dispatch_framed(struct cpu *c, uint64_t pc, uint64_t frame)
+{
+	struct rpt_resume_point point = {
+		.c = c, .pc = pc, .serial = ++rpt_resume_serials, .frame = frame, .outer = rpt_resume_top
+	};
+	rpt_run_point(&point);
+}
+
+int rpt_resume_frame(struct cpu *c, uint64_t frame, uint64_t pc)
+{
+	(void)c;
+	for (struct rpt_resume_point *p = rpt_resume_top; p; p = p->outer) {
+		if (p->frame != 0 && p->frame >= frame) {
+			p->pc = pc;
 			rpt_resume_top = p;
 			rpt_host_jump(&p->target);
 		}

@@ -178,6 +178,13 @@ const char *rpt_env(size_t i);
 typedef void (*rpt_resume_established)(struct cpu *c, uint64_t serial, void *ctx);
 void rpt_dispatch_resumable(struct cpu *c, uint64_t pc, rpt_resume_established established, void *ctx);
 int rpt_resume(struct cpu *c, uint64_t serial);
+/* Points found by the guest's stack instead of a serial (C++ exception landing pads; the guest stack
+ * grows down). rpt_dispatch_framed is rpt_dispatch_resumable for a function whose frame lies below
+ * the guest address `frame`; rpt_resume_frame(c, frame, pc) unwinds to the innermost such point whose
+ * frame is at or above `frame` and dispatches `pc` there instead (that point then dispatches `pc`
+ * again on a later resume until another rpt_resume_frame changes it). It returns 0 when there is none. */
+void rpt_dispatch_framed(struct cpu *c, uint64_t pc, uint64_t frame);
+int rpt_resume_frame(struct cpu *c, uint64_t frame, uint64_t pc);
 
 /* Supplied by the guest's C part. */
 void rpt_guest_init(struct cpu *c, int argc, char **argv);

@@ -7,6 +7,7 @@
 //! returns twice, and a jump through an IAT slot is a tail call out of lifted code.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use iced_x86::{Instruction, OpKind, Register};
 use rpt_api::discover::{self, CallFlow, CaseTargets, CodePointer, Flow};
@@ -14,6 +15,7 @@ use rpt_api::{Discovery, GuestImage, Seeds};
 use rpt_ir::GuestAddr;
 
 use crate::decode::{self, DecodeError, Disassembler};
+use crate::eh::{self, EhInfo};
 use crate::lift::jump_table::{self, JumpTable};
 use crate::lift::{self, Kind};
 
@@ -68,6 +70,8 @@ pub(crate) struct X86 {
     iat: BTreeMap<GuestAddr, GuestAddr>,
     /// Thunk → what calling the import does to control flow.
     thunks: BTreeMap<GuestAddr, CallFlow>,
+    /// C++ exception landing pads and the functions owning them.
+    pub(crate) eh: Arc<EhInfo>,
 }
 
 impl X86 {
@@ -76,6 +80,7 @@ impl X86 {
         X86 {
             iat: image.imports.iter().map(|i| (i.slot, i.thunk)).collect(),
             thunks: image.imports.iter().map(|i| (i.thunk, import_flow(&i.name))).collect(),
+            eh: eh::cached(image),
         }
     }
 
@@ -175,10 +180,14 @@ impl discover::Isa for X86 {
     }
 
     /// An import's thunk, or a stub that only jumps through an IAT slot (`jmp [__imp__abort]`,
-    /// as import libraries link them).
+    /// as import libraries link them). A function owning C++ landing pads returns even when its
+    /// own code cannot (`try { throw x; } catch (...) {}`): it returns from a landing pad.
     fn call_flow(&self, image: &GuestImage, target: GuestAddr) -> Option<CallFlow> {
         if let Some(flow) = self.external(target) {
             return Some(flow);
+        }
+        if self.eh.owns_landing_pads(target) {
+            return Some(CallFlow::Returns);
         }
         let insn = decode::decode_at(image, target).ok()?;
         match lift::classify(&insn) {
@@ -200,8 +209,23 @@ impl discover::Isa for X86 {
 
 /// Finds every function reachable from the image's entry, its exports and the seeds, plus the
 /// weak candidates that survive validation.
+///
+/// C++ landing pads are strong seeds: the unwinder enters them from a frame further down, so each
+/// is an entry of its own (docs/cxx-exceptions.md). Unreadable exception tables are an error
+/// diagnostic; the program is still recompiled, without landing pads.
 pub(crate) fn discover(image: &GuestImage, seeds: &Seeds) -> Discovery {
-    discover::discover(&X86::new(image), image, seeds).discovery
+    let isa = X86::new(image);
+    let mut seeds = seeds.clone();
+    seeds.entry_points.extend(isa.eh.landing_pads());
+    let mut discovery = discover::discover(&isa, image, &seeds).discovery;
+    if let Err(e) = eh::read(image) {
+        discovery.diagnostics.push(rpt_api::Diagnostic {
+            severity: rpt_api::Severity::Error,
+            addr: image.entry,
+            message: format!("C++ exceptions will not work: {e}"),
+        });
+    }
+    discovery
 }
 
 /// Function pointers in GCC's constructor and destructor lists inside executable sections.

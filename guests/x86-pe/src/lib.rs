@@ -17,6 +17,7 @@
 
 pub mod decode;
 mod discover;
+pub mod eh;
 pub mod interp;
 mod lift;
 pub mod loader_pe;

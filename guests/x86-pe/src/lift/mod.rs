@@ -36,14 +36,16 @@ mod sse;
 mod string;
 mod x87;
 
-use iced_x86::{Instruction, Register};
+use iced_x86::{Code, Instruction, Register};
 use rpt_api::GuestImage;
 use rpt_api::LiftResult;
 use rpt_api::lift::{self, BlockContext, InsnLifter, Step};
-use rpt_ir::{ExitReason, FunctionBuilder, GuestAddr, Type, Value};
+use rpt_ir::{BlockCall, CallTarget, ExitReason, FunctionBuilder, GuestAddr, IntCC, Terminator, Type, Value};
 
 use crate::decode::{self, Disassembler};
 use crate::discover::{Failure, Walker, X86};
+use crate::eh::{EH_FRAME_EXTERN, EH_INSTALL_EXTERN};
+use crate::state::EIP;
 
 /// Lifts one straight-line instruction into the current block.
 pub(crate) type Handler = fn(&mut Lifter<'_>, &Instruction);
@@ -122,10 +124,14 @@ impl Lifter<'_> {
 /// Lifts the function at `entry`.
 pub(crate) fn lift_function(walker: &Walker<'_>, entry: GuestAddr, ret_eip: bool) -> LiftResult {
     lift::lift_function(walker, entry, &crate::state::state_desc(), |b, lifting| {
+        let eh = &walker.isa().eh;
         lifting.lift_blocks(FunctionLifter {
             lx: Lifter { b, pc: entry, ret_eip },
             disasm: Disassembler::new(),
             saved_index: None,
+            eh_entry: eh.owns_landing_pads(entry).then_some(entry),
+            eh_return: !eh.is_empty(),
+            sets_esp_from_ecx: false,
         })
     })
 }
@@ -136,6 +142,38 @@ struct FunctionLifter<'f> {
     disasm: Disassembler,
     /// The index register's value saved before a `mov reg, [idx*4+table]` whose `jmp reg` is a switch.
     saved_index: Option<Value>,
+    /// The entry, while its resume-point check is still to be lifted: the function owns C++
+    /// landing pads (docs/cxx-exceptions.md).
+    eh_entry: Option<GuestAddr>,
+    /// Whether the image has landing pads, so that `mov esp, ecx; ret` is the unwinder's jump to one.
+    eh_return: bool,
+    /// Whether the previous instruction of this block was `mov esp, ecx`.
+    sets_esp_from_ecx: bool,
+}
+
+impl FunctionLifter<'_> {
+    /// The start of a function owning landing pads: unless eip is the function's own address
+    /// (set by `rpt_x86_eh_frame` just before it dispatches the function), set it and call
+    /// `rpt_x86_eh_frame`, which runs the function under a resume point and returns when it does.
+    fn eh_frame_check(&mut self, entry: GuestAddr) {
+        let b = &mut self.lx.b;
+        let eip = b.get(EIP);
+        let is_body = b.icmp_imm(IntCC::Eq, eip, entry.0);
+        let (body, enter, done) = (b.create_block(), b.create_block(), b.create_block());
+        b.branch(is_body, body, enter);
+        b.switch_to_block(enter);
+        let own = b.iconst(Type::I32, entry.0);
+        b.set(EIP, own);
+        b.terminate(Terminator::Call {
+            target: CallTarget::Direct(EH_FRAME_EXTERN),
+            cont: BlockCall::plain(done),
+        });
+        b.switch_to_block(done);
+        b.terminate(Terminator::Return);
+        b.switch_to_block(body);
+        let zero = b.iconst(Type::I32, 0);
+        b.set(EIP, zero);
+    }
 }
 
 impl<'f> InsnLifter<'f, X86> for FunctionLifter<'f> {
@@ -148,6 +186,7 @@ impl<'f> InsnLifter<'f, X86> for FunctionLifter<'f> {
     /// The saved switch index belongs to its guest block.
     fn start_block(&mut self) {
         self.saved_index = None;
+        self.sets_esp_from_ecx = false;
     }
 
     fn set_pc(&mut self, pc: GuestAddr) {
@@ -168,6 +207,22 @@ impl<'f> InsnLifter<'f, X86> for FunctionLifter<'f> {
             return Step::Unliftable;
         };
         let pc = self.lx.pc;
+        if let Some(entry) = self.eh_entry.take_if(|e| *e == pc) {
+            self.eh_frame_check(entry);
+        }
+        let after_mov_esp_ecx = std::mem::replace(
+            &mut self.sets_esp_from_ecx,
+            matches!(insn.code(), Code::Mov_r32_rm32 | Code::Mov_rm32_r32)
+                && insn.op0_register() == Register::ESP
+                && insn.op1_register() == Register::ECX,
+        );
+        if matches!(kind, Kind::Return) && insn.op_count() == 0 && after_mov_esp_ecx && self.eh_return {
+            // `mov esp, ecx; ret`: __builtin_eh_return's epilogue, the unwinder's jump to a landing pad.
+            self.lx.b.terminate(Terminator::TailCall {
+                target: CallTarget::Direct(EH_INSTALL_EXTERN),
+            });
+            return Step::Ended;
+        }
         match kind {
             Kind::Plain(handler) => {
                 if let Some(table) = cx.cfg.jump_tables.values().find(|t| t.load_at == Some(pc)) {

@@ -100,6 +100,13 @@ pub fn externs(image: &GuestImage, platform: &str) -> Result<Externs, GuestError
                 .push((import.thunk, format!("{}!{}", import.module, import.name))),
         }
     }
+    // C++ exceptions (platform/cxx_eh.c), only for images that have landing pads.
+    if !crate::eh::cached(image).is_empty() {
+        out.implemented
+            .insert(crate::eh::EH_FRAME_EXTERN, "rpt_x86_eh_frame".to_string());
+        out.implemented
+            .insert(crate::eh::EH_INSTALL_EXTERN, "rpt_x86_eh_install".to_string());
+    }
     Ok(out)
 }
 

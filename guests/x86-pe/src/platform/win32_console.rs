@@ -331,6 +331,7 @@ const C_FILES: &[(&str, &str)] = &[
     ("guest/msvcrt_string.c", include_str!("../../platform/msvcrt_string.c")),
     ("guest/msvcrt_math.c", include_str!("../../platform/msvcrt_math.c")),
     ("guest/msvcrt_setjmp.c", include_str!("../../platform/msvcrt_setjmp.c")),
+    ("guest/cxx_eh.c", include_str!("../../platform/cxx_eh.c")),
 ];
 
 /// The platform.
