@@ -402,8 +402,8 @@ impl<'a, I: Isa> Walker<'a, I> {
         };
         let mut indirect = BTreeSet::new();
         loop {
-            while let Some((start, context, run)) = queue.pop() {
-                self.walk_run(&mut cfg, start, context, run, deep, &mut queue, &mut indirect);
+            while let Some(block) = queue.pop() {
+                self.walk_run(&mut cfg, block, deep, &mut queue, &mut indirect);
             }
             // A table's bound check may sit in a block walked after the jump, so tables are
             // recognised once the rest of the function is known, until no more are found.
@@ -461,13 +461,12 @@ impl<'a, I: Isa> Walker<'a, I> {
         }
     }
 
-    /// Decodes straight-line code from `start` until the block ends or joins code already walked.
+    /// Decodes straight-line code from a block (its start, context and run state, as `Queue::pop`
+    /// gives them) until the block ends or joins code already walked.
     fn walk_run(
         &self,
         cfg: &mut FunctionCfg<I>,
-        start: GuestAddr,
-        mut context: I::Context,
-        mut run: I::Run,
+        (start, mut context, mut run): (GuestAddr, I::Context, I::Run),
         deep: bool,
         queue: &mut Queue<I>,
         indirect: &mut BTreeSet<GuestAddr>,
