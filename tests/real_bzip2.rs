@@ -281,9 +281,19 @@ fn qemu_ppc_runner(args: &[&str]) -> Command {
 
 #[test]
 fn the_dol_compresses_as_qemu_ppc() {
-    let binary = recompile("recipes/real-bzip2-dol.ron", "x86-64");
-    let ours = rpt_runner(&binary, "x86-64");
-    compare_runs("rpt's DOL against qemu-ppc", input(), &ours, &qemu_ppc_runner);
+    compresses_as_qemu_ppc("recipes/real-bzip2-dol.ron", "x86-64", input());
+}
+
+/// Recompiles `recipe` for `host` and compares its runs on `data` with bzip2.elf's under qemu-ppc.
+fn compresses_as_qemu_ppc(recipe: &str, host: &str, data: &[u8]) {
+    let binary = recompile(recipe, host);
+    let ours = rpt_runner(&binary, host);
+    compare_runs(
+        &format!("{recipe} on {host} against qemu-ppc"),
+        data,
+        &ours,
+        &qemu_ppc_runner,
+    );
 }
 
 /// The input of the runs on LoongArch64, whose programs run under qemu-loongarch64 (about 80
@@ -296,14 +306,7 @@ fn loongarch_input() -> Vec<u8> {
 /// (bzip2's output is the same on every platform; the native i386 build needs the source).
 #[test]
 fn the_pe_recompiled_for_loongarch64_compresses_as_qemu_ppc() {
-    let binary = recompile("recipes/real-bzip2-pe.ron", "loongarch64");
-    let ours = rpt_runner(&binary, "loongarch64");
-    compare_runs(
-        "rpt's PE on loongarch64 against qemu-ppc",
-        &loongarch_input(),
-        &ours,
-        &qemu_ppc_runner,
-    );
+    compresses_as_qemu_ppc("recipes/real-bzip2-pe.ron", "loongarch64", &loongarch_input());
 }
 
 /// The DOL on LoongArch64: static glibc's 2,000 functions make a compile that CI cannot afford
@@ -312,14 +315,7 @@ fn the_pe_recompiled_for_loongarch64_compresses_as_qemu_ppc() {
 #[test]
 #[ignore = "a long compile: scripts/host-matrix.sh runs it"]
 fn the_dol_recompiled_for_loongarch64_compresses_as_qemu_ppc() {
-    let binary = recompile("recipes/real-bzip2-dol.ron", "loongarch64");
-    let ours = rpt_runner(&binary, "loongarch64");
-    compare_runs(
-        "rpt's DOL on loongarch64 against qemu-ppc",
-        &loongarch_input(),
-        &ours,
-        &qemu_ppc_runner,
-    );
+    compresses_as_qemu_ppc("recipes/real-bzip2-dol.ron", "loongarch64", &loongarch_input());
 }
 
 #[test]
