@@ -136,8 +136,10 @@ pub trait Isa: Sized {
     type Failure: Clone + Debug;
     /// A recognised jump table.
     type JumpTable: Clone + Debug + CaseTargets;
-    /// What [`Isa::flow`] remembers along one straight run of instructions (register constants).
-    type Run: Default;
+    /// What [`Isa::flow`] remembers along a path of instructions (register constants). A block
+    /// starts with the state of the first edge the walk reaches it by: a value found along one
+    /// path is one the code can compute, which is all a function-pointer candidate needs.
+    type Run: Default + Clone;
 
     /// Decodes the instruction at `at` in `context`, and the address of the instruction after it.
     fn decode(
@@ -170,6 +172,14 @@ pub trait Isa: Sized {
     fn call_flow(&self, image: &GuestImage, target: GuestAddr) -> Option<CallFlow> {
         let _ = image;
         self.external(target)
+    }
+
+    /// What of `run` a call's return keeps: the registers the calling convention preserves
+    /// across a call (a compiler builds a pointer's high half in one before a call and adds its
+    /// low half after). The default keeps nothing.
+    fn run_after_call(&self, run: &Self::Run) -> Self::Run {
+        let _ = run;
+        Self::Run::default()
     }
 
     /// Words of the image that point at code: weak function candidates.
@@ -258,8 +268,21 @@ impl<I: Isa> FunctionCfg<I> {
     }
 }
 
-/// The blocks still to walk in one function, with the context each starts in.
-type Queue<C> = BTreeSet<(GuestAddr, C)>;
+/// The blocks still to walk in one function, with the context each starts in, and the run state
+/// each starts with (that of the first edge that reached it).
+struct Queue<I: Isa> {
+    blocks: BTreeSet<(GuestAddr, I::Context)>,
+    runs: BTreeMap<GuestAddr, I::Run>,
+}
+
+impl<I: Isa> Queue<I> {
+    /// The next block to walk and the state it starts with.
+    fn pop(&mut self) -> Option<(GuestAddr, I::Context, I::Run)> {
+        let (addr, context) = self.blocks.pop_first()?;
+        let run = self.runs.remove(&addr).unwrap_or_default();
+        Some((addr, context, run))
+    }
+}
 
 /// Walks functions of one image against a set of known entries.
 pub struct Walker<'a, I: Isa> {
@@ -373,11 +396,14 @@ impl<'a, I: Isa> Walker<'a, I> {
     /// assumed to return (this keeps the return analysis one level deep and cycle-free).
     fn walk_inner(&self, entry: Entry<I::Context>, deep: bool) -> FunctionCfg<I> {
         let mut cfg = FunctionCfg::new(entry);
-        let mut queue: Queue<I::Context> = BTreeSet::from([(entry.addr, entry.context)]);
+        let mut queue = Queue::<I> {
+            blocks: BTreeSet::from([(entry.addr, entry.context)]),
+            runs: BTreeMap::new(),
+        };
         let mut indirect = BTreeSet::new();
         loop {
-            while let Some((start, context)) = queue.pop_first() {
-                self.walk_run(&mut cfg, start, context, deep, &mut queue, &mut indirect);
+            while let Some(block) = queue.pop() {
+                self.walk_run(&mut cfg, block, deep, &mut queue, &mut indirect);
             }
             // A table's bound check may sit in a block walked after the jump, so tables are
             // recognised once the rest of the function is known, until no more are found.
@@ -386,7 +412,8 @@ impl<'a, I: Isa> Walker<'a, I> {
                 if let Some(table) = self.isa.jump_table(self.image, &cfg, at) {
                     let context = self.context_at(&cfg, at);
                     for &t in table.case_targets() {
-                        self.add_target(&mut cfg, &mut queue, t, context);
+                        // The state at the jump is gone: each case starts knowing nothing.
+                        self.add_target(&mut cfg, &mut queue, t, context, &I::Run::default());
                     }
                     cfg.jump_tables.insert(at, table);
                     indirect.remove(&at);
@@ -416,9 +443,10 @@ impl<'a, I: Isa> Walker<'a, I> {
     fn add_target(
         &self,
         cfg: &mut FunctionCfg<I>,
-        queue: &mut Queue<I::Context>,
+        queue: &mut Queue<I>,
         addr: GuestAddr,
         context: I::Context,
+        run: &I::Run,
     ) {
         if self.is_tail_target(addr, context, cfg.entry.addr) {
             if self.isa.external(addr) != Some(CallFlow::NoReturn) {
@@ -429,22 +457,21 @@ impl<'a, I: Isa> Walker<'a, I> {
                 cfg.calls.insert(entry);
             }
         } else {
-            add_block(cfg, queue, addr, context);
+            add_block(cfg, queue, addr, context, run);
         }
     }
 
-    /// Decodes straight-line code from `start` until the block ends or joins code already walked.
+    /// Decodes straight-line code from a block (its start, context and run state, as `Queue::pop`
+    /// gives them) until the block ends or joins code already walked.
     fn walk_run(
         &self,
         cfg: &mut FunctionCfg<I>,
-        start: GuestAddr,
-        mut context: I::Context,
+        (start, mut context, mut run): (GuestAddr, I::Context, I::Run),
         deep: bool,
-        queue: &mut Queue<I::Context>,
+        queue: &mut Queue<I>,
         indirect: &mut BTreeSet<GuestAddr>,
     ) {
         let mut pc = start;
-        let mut run = I::Run::default();
         loop {
             if cfg.insns.contains_key(&pc) || cfg.failures.contains_key(&pc) {
                 return;
@@ -478,10 +505,10 @@ impl<'a, I: Isa> Walker<'a, I> {
                     pc = next;
                     continue;
                 }
-                Flow::Jump(target) => self.add_target(cfg, queue, target, context),
+                Flow::Jump(target) => self.add_target(cfg, queue, target, context, &run),
                 Flow::Branch(target) => {
-                    self.add_target(cfg, queue, target, context);
-                    add_block(cfg, queue, next, context);
+                    self.add_target(cfg, queue, target, context, &run);
+                    add_block(cfg, queue, next, context, &run);
                 }
                 Flow::Call { target, conditional } => {
                     let flow = self.isa.call_flow(self.image, target);
@@ -502,7 +529,7 @@ impl<'a, I: Isa> Walker<'a, I> {
                         }
                     };
                     if returns || conditional {
-                        add_block(cfg, queue, next, context);
+                        add_block(cfg, queue, next, context, &self.isa.run_after_call(&run));
                     } else {
                         cfg.noreturn_calls.insert(pc);
                     }
@@ -512,11 +539,13 @@ impl<'a, I: Isa> Walker<'a, I> {
                     Some(CallFlow::NoReturn) => {
                         cfg.noreturn_calls.insert(pc);
                     }
-                    Some(CallFlow::Returns) | None => add_block(cfg, queue, next, context),
+                    Some(CallFlow::Returns) | None => {
+                        add_block(cfg, queue, next, context, &self.isa.run_after_call(&run))
+                    }
                 },
                 Flow::JumpIndirect { conditional: true } => {
                     cfg.may_return = true;
-                    add_block(cfg, queue, next, context);
+                    add_block(cfg, queue, next, context, &run);
                 }
                 Flow::JumpIndirect { conditional: false } => {
                     indirect.insert(pc);
@@ -529,12 +558,12 @@ impl<'a, I: Isa> Walker<'a, I> {
                 Flow::Return { conditional } => {
                     cfg.may_return = true;
                     if conditional {
-                        add_block(cfg, queue, next, context);
+                        add_block(cfg, queue, next, context, &run);
                     }
                 }
                 Flow::Trap { conditional } => {
                     if conditional {
-                        add_block(cfg, queue, next, context);
+                        add_block(cfg, queue, next, context, &run);
                     }
                 }
             }
@@ -543,10 +572,17 @@ impl<'a, I: Isa> Walker<'a, I> {
     }
 }
 
-fn add_block<I: Isa>(cfg: &mut FunctionCfg<I>, queue: &mut Queue<I::Context>, addr: GuestAddr, context: I::Context) {
+fn add_block<I: Isa>(
+    cfg: &mut FunctionCfg<I>,
+    queue: &mut Queue<I>,
+    addr: GuestAddr,
+    context: I::Context,
+    run: &I::Run,
+) {
     if let std::collections::btree_map::Entry::Vacant(slot) = cfg.block_starts.entry(addr) {
         slot.insert(context);
-        queue.insert((addr, context));
+        queue.blocks.insert((addr, context));
+        queue.runs.insert(addr, run.clone());
     }
 }
 

@@ -79,7 +79,7 @@ impl discover::Isa for Ppc {
     type Failure = Failure;
     /// A recognised jump table: the case targets the `bctr` goes to, deduplicated and sorted.
     type JumpTable = Vec<GuestAddr>;
-    /// Constants built in registers along the run (lis, then addi or ori), for function pointers.
+    /// Constants built in registers along the path (lis, then addi or ori), for function pointers.
     type Run = [Option<u32>; 32];
 
     fn decode(&self, image: &GuestImage, at: GuestAddr, _: ()) -> Result<(Insn, GuestAddr), Failure> {
@@ -127,6 +127,18 @@ impl discover::Isa for Ppc {
         self.externals.get(&addr).copied()
     }
 
+    /// The PowerPC SysV ABI's non-volatile registers survive a call: r1 (the stack), r2 and r13
+    /// (the system's and the small-data anchors) and r14-r31. gcc builds a pointer's high half in
+    /// one of them before a call and adds its low half after (Lua's `luaopen_io` takes
+    /// `&io_noclose` so: `lis r28` before `luaL_checkversion_`, `addi r28,r28` after it).
+    fn run_after_call(&self, run: &Self::Run) -> Self::Run {
+        let mut kept = [None; 32];
+        for r in [1, 2].into_iter().chain(13..32) {
+            kept[r] = run[r];
+        }
+        kept
+    }
+
     fn pointer_candidates(&self, image: &GuestImage) -> Vec<CodePointer> {
         data_words(image)
     }
@@ -136,7 +148,7 @@ impl discover::Isa for Ppc {
     }
 }
 
-/// Follows `lis`/`addi` and `lis`/`ori` pairs along a run, noting the code addresses they build.
+/// Follows `lis`/`addi` and `lis`/`ori` pairs along a path (a block starts with what the edge that first reached it knew), noting the code addresses they build.
 fn track_constant(
     image: &GuestImage,
     code_constants: &mut BTreeSet<GuestAddr>,

@@ -179,3 +179,40 @@ fn the_static_glibc_guest_is_discovered_with_its_jump_tables() {
         "{unliftable} places cannot be lifted"
     );
 }
+
+/// A pointer's halves built on both sides of a call or a branch: gcc puts `lis` in a register the
+/// call preserves before the call and the `addi` after it (Lua's `luaopen_io` so takes
+/// `&io_noclose`, which only its file handles' `__gc` ever calls). The walk carries the constants
+/// along each edge, a call's return keeping only the non-volatile registers.
+#[test]
+fn pointers_built_across_calls_and_branches_are_candidates() {
+    let words = [
+        0x3f80_8000, // 0x00 lis r28,0x8000 (non-volatile)
+        0x3d20_8000, // 0x04 lis r9,0x8000 (volatile: the call may change it)
+        0x4800_0029, // 0x08 bl 0x30
+        0x387c_3038, // 0x0c addi r3,r28,0x3038: 0x80003038, a function
+        0x3889_3040, // 0x10 addi r4,r9,0x3040: not known to be 0x80003040
+        0x3d40_8000, // 0x14 lis r10,0x8000
+        0x2c03_0000, // 0x18 cmpwi r3,0
+        0x4182_0008, // 0x1c beq 0x24
+        0x6000_0000, // 0x20 nop
+        0x38aa_3048, // 0x24 addi r5,r10,0x3048: 0x80003048, a function
+        0x4e80_0020, // 0x28 blr
+        0x6000_0000, // 0x2c
+        0x4e80_0020, // 0x30 the callee: blr
+        0x6000_0000, // 0x34
+        0x3860_0001, // 0x38 li r3,1
+        0x4e80_0020, // 0x3c blr
+        0x3860_0002, // 0x40 li r3,2
+        0x4e80_0020, // 0x44 blr
+        0x3860_0003, // 0x48 li r3,3
+        0x4e80_0020, // 0x4c blr
+    ];
+    let bytes: Vec<u8> = words.iter().flat_map(|w: &u32| w.to_be_bytes()).collect();
+    let image = rpt_testkit::guest::code_image("case", 0x8000_3000, &bytes);
+    let discovery = PpcDol.discover(&image, &Seeds::default());
+    let found = |a: u64| discovery.functions.contains(&GuestAddr(a));
+    assert!(found(0x8000_3038), "the pointer built across the call: {discovery:?}");
+    assert!(found(0x8000_3048), "the pointer built across the branch: {discovery:?}");
+    assert!(!found(0x8000_3040), "r9 does not survive a call: {discovery:?}");
+}

@@ -2,14 +2,24 @@
 # Builds Lua 5.4 from Debian's source package (lua5.4) for rpt's real-program suite, and records
 # what the oracles print for bench.lua.
 #
-#   ./build.sh              builds lua.exe (the committed guest PE) and records bench.out
+#   ./build.sh              builds lua.exe (the committed guest PE), lua.elf and lua.dol (the
+#                           PowerPC build and its DOL), records bench.out, and prints the DOL
+#                           recipe's guest_options
 #   ./build.sh pe OUT       builds the PE at OUT
 #   ./build.sh oracle OUT   builds the native i386 Linux build of the same sources at OUT
 #   ./build.sh x86-64 OUT   builds a native x86-64 Linux build (clang-19 -O2 -static): the
 #                           benchmark's other limit (bench/real-peers.sh)
-#   ./build.sh check        rebuilds the PE and fails unless it is byte-identical to lua.exe, then
-#                           runs both oracles on bench.lua and fails unless each prints bench.out
-#                           (the native build after "\n" becomes "\r\n": msvcrt's text mode)
+#   ./build.sh jmp ELF      prints the guest_options naming ELF's setjmp and longjmp families
+#   ./build.sh check        rebuilds the PE, the ELF and the DOL and fails unless each is
+#                           byte-identical to the committed file and recipes/real-lua-dol.ron names
+#                           the ELF's setjmp and longjmp, then runs the oracles on bench.lua and fails
+#                           unless each prints bench.out: Wine as it is, the native build and
+#                           `qemu-ppc -cpu 750cl lua.elf` after "\n" becomes "\r\n" (msvcrt's text mode)
+#
+# lua.elf: powerpc-linux-gnu-gcc against Debian's static glibc at GameCube addresses, as
+# tests/real/bzip2 links; `rpt convert-image ppc-dol` makes lua.dol of it (RPT names the rpt binary;
+# default: cargo run, through tests/guests/ppc/common.sh). bench.lua calls no libm function but
+# floor and ceil: glibc's PowerPC libm uses mffsl, which qemu-ppc 7.2 rejects.
 #
 # The source: LUA_SRC names an unpacked lua-5.4.4 directory; without it, `apt-get source lua5.4`
 # fetches Debian's package into a temporary directory (deb-src must be enabled: `Types: deb deb-src`
@@ -28,6 +38,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 CC_PE=${CC_PE:-i686-w64-mingw32-gcc}
 CC_ORACLE=${CC_ORACLE:-gcc}
 CC_X86_64=${CC_X86_64:-clang-19}
+CC_PPC=${CC_PPC:-powerpc-linux-gnu-gcc}
+NM_PPC=${NM_PPC:-powerpc-linux-gnu-nm}
+# The workspace's tests/guests/ppc/common.sh defines rpt(); it finds the workspace two levels up.
+# shellcheck source=../../guests/ppc/common.sh
+. "$here/../../guests/ppc/common.sh"
+# As tests/real/bzip2/build.sh: no build id, so the file depends on the sources and toolchain alone.
+PPC_FLAGS="-mcpu=750 -O2 -static -fno-pie -no-pie -Wl,-Ttext-segment=0x80003000 -Wl,--build-id=none"
 COMMON="-O2 -m32 -march=i686 -fno-asynchronous-unwind-tables"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -72,6 +89,28 @@ build_oracle() {
     "$CC_ORACLE" $COMMON -static -idirafter /usr/include/x86_64-linux-gnu $(sources "$src") -lm -o "$1"
 }
 
+build_elf() {
+    src=$(source_dir)
+    # The linker warns that tmpnam is dangerous (os.tmpname) and that 0x80003000 is not a multiple
+    # of its page size (tests/guests/ppc-glibc/README.md: it runs regardless).
+    # shellcheck disable=SC2046,SC2086
+    "$CC_PPC" $PPC_FLAGS $(sources "$src") -lm -o "$1" 2>"$work/ppc.log" || {
+        cat "$work/ppc.log" >&2
+        exit 1
+    }
+}
+
+# The addresses of every symbol of one family (names ending in setjmp, or in longjmp: _setjmp,
+# __GI__setjmp, __sigsetjmp, ...; longjmp, __longjmp, siglongjmp, ...), deduplicated, as the
+# ppc-dol guest's options want them (guests/ppc-dol/src/nonlocal.rs, docs/linux-syscalls.md).
+family() {
+    "$NM_PPC" "$1" | awk -v suffix="$2" '$3 ~ suffix "$" { print "0x" $1 }' | sort -u | tr '\n' ' ' | sed 's/ $//'
+}
+
+jmp_options() {
+    printf 'guest_options: {"setjmp": "%s", "longjmp": "%s"},\n' "$(family "$1" setjmp)" "$(family "$1" longjmp)"
+}
+
 # Runs a program on bench.lua in a fresh directory holding a copy of it.
 run_bench() {
     dir="$work/run"
@@ -88,7 +127,13 @@ wine_run() {
 case "${1:-}" in
 "")
     build_pe "$here/lua.exe"
+    build_elf "$here/lua.elf"
+    rpt convert-image ppc-dol "$here/lua.elf" "$here/lua.dol"
     wine_run "$here/lua.exe" >"$here/bench.out"
+    echo "recipes/real-lua-dol.ron: $(jmp_options "$here/lua.elf")"
+    ;;
+jmp)
+    jmp_options "${2:?usage: build.sh jmp ELF}"
     ;;
 pe)
     build_pe "${2:?usage: build.sh pe OUT}"
@@ -105,13 +150,23 @@ check)
     tmp="$work"
     build_pe "$tmp/lua.exe"
     cmp "$tmp/lua.exe" "$here/lua.exe"
+    build_elf "$tmp/lua.elf"
+    cmp "$tmp/lua.elf" "$here/lua.elf"
+    rpt convert-image ppc-dol "$tmp/lua.elf" "$tmp/lua.dol"
+    cmp "$tmp/lua.dol" "$here/lua.dol"
+    options=$(jmp_options "$here/lua.elf")
+    grep -qF "$options" "$here/../../../recipes/real-lua-dol.ron" || {
+        echo "recipes/real-lua-dol.ron does not say $options" >&2
+        exit 1
+    }
     build_oracle "$tmp/lua-native"
     run_bench "$tmp/lua-native" | sed 's/$/\r/' | cmp - "$here/bench.out"
+    run_bench qemu-ppc -cpu 750cl "$here/lua.elf" | sed 's/$/\r/' | cmp - "$here/bench.out"
     wine_run "$here/lua.exe" | cmp - "$here/bench.out"
-    echo "lua.exe is reproducible and both oracles print bench.out"
+    echo "lua.exe, lua.elf and lua.dol are reproducible, the DOL's recipe names the ELF's setjmp and longjmp, and the three oracles print bench.out"
     ;;
 *)
-    echo "usage: build.sh [pe OUT | oracle OUT | x86-64 OUT | check]" >&2
+    echo "usage: build.sh [pe OUT | oracle OUT | x86-64 OUT | jmp ELF | check]" >&2
     exit 64
     ;;
 esac
