@@ -22,7 +22,7 @@ pub struct XorShift(pub u64);
 
 impl XorShift {
     /// The next 64 bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -32,7 +32,7 @@ impl XorShift {
     /// A number below `n`.
     pub fn below(&mut self, n: usize) -> usize {
         // n is small, so the modulo's bias does not matter; only determinism does.
-        (self.next() % n as u64) as usize
+        (self.next_u64() % n as u64) as usize
     }
 }
 
@@ -50,15 +50,15 @@ pub fn make_input(seed: u64, words: &str, text_words: usize, binary_len: usize) 
     while out.len() < text_words * 8 + binary_len {
         match rng.below(3) {
             0 => {
-                let byte = rng.next() as u8;
+                let byte = rng.next_u64() as u8;
                 let run = 1 + rng.below(300);
                 out.extend(std::iter::repeat_n(byte, run));
             }
             1 => {
-                let start = rng.next() as u8;
+                let start = rng.next_u64() as u8;
                 out.extend((0..256u32).map(|k| start.wrapping_add((k / 3) as u8)));
             }
-            _ => out.extend((0..128).map(|_| rng.next() as u8)),
+            _ => out.extend((0..128).map(|_| rng.next_u64() as u8)),
         }
     }
     out

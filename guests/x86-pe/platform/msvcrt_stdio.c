@@ -951,15 +951,25 @@ static struct rpt_stream *rpt_lowio(uint32_t fd)
 	return &rpt_streams[fd];
 }
 
+/* The stream of descriptor `fd` if it is open for writing (`writing`) or reading, else NULL with
+ * errno EBADF. */
+static struct rpt_stream *rpt_lowio_for(uint32_t fd, int writing)
+{
+	struct rpt_stream *s = rpt_lowio(fd);
+	if (s && !(writing ? s->writable : s->readable)) {
+		rpt_msvcrt_set_errno(RPT_EBADF);
+		return NULL;
+	}
+	return s;
+}
+
 /* int _read(int fd, void *buf, unsigned n): the bytes of one read of the file (fewer than n from
  * a pipe or terminal that has no more yet), 0 at its end, -1 (EBADF) if fd is not open for reading. */
 void rpt_win32_msvcrt__read(struct cpu *restrict c)
 {
 	uint32_t fd = rpt_win32_arg(c, 0), buf = rpt_win32_arg(c, 1), n = rpt_win32_arg(c, 2);
-	struct rpt_stream *s = rpt_lowio(fd);
-	if (!s || !s->readable) {
-		if (s)
-			rpt_msvcrt_set_errno(RPT_EBADF);
+	struct rpt_stream *s = rpt_lowio_for(fd, 0);
+	if (!s) {
 		rpt_win32_return_cdecl(c, 0xffffffffu);
 		return;
 	}
@@ -1009,10 +1019,8 @@ void rpt_win32_msvcrt__read(struct cpu *restrict c)
 void rpt_win32_msvcrt__write(struct cpu *restrict c)
 {
 	uint32_t fd = rpt_win32_arg(c, 0), buf = rpt_win32_arg(c, 1), n = rpt_win32_arg(c, 2);
-	struct rpt_stream *s = rpt_lowio(fd);
-	if (!s || !s->writable) {
-		if (s)
-			rpt_msvcrt_set_errno(RPT_EBADF);
+	struct rpt_stream *s = rpt_lowio_for(fd, 1);
+	if (!s) {
 		rpt_win32_return_cdecl(c, 0xffffffffu);
 		return;
 	}
