@@ -8,99 +8,28 @@
 //! The programs work through standard input and output (`bzip2 -9 -c < in > out`, `bzip2 -d -c`,
 //! `bzip2 -t`), which both platforms pass through; see tests/real/bzip2/README.md for why not files.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
-use rpt_tests::{rpt_binary, stderr_of, workspace_root};
+use rpt_tests::real::{
+    Runner, assert_build_check, build_native_oracle, make_input, native_runner, qemu_ppc_runner, recompile, rpt_runner,
+    run_with_stdin, wine_runner,
+};
+use rpt_tests::{stderr_of, workspace_root};
 
 fn bzip2_dir() -> PathBuf {
     workspace_root().join("tests/real/bzip2")
 }
 
-/// A directory that lives as long as the test process: generations, the object cache, the Wine
-/// prefix and the native oracle.
-fn scratch() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| tempfile::tempdir().expect("tempdir")).path()
-}
-
-/// A xorshift generator: the input must be the same on every machine and every run.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        // n is small, so the modulo's bias does not matter; only determinism does.
-        (self.next() % n as u64) as usize
-    }
-}
-
-/// About `text_words` words of English-like text with line breaks, then `binary_len` bytes that
-/// mix runs (which exercise bzip2's run-length stage), a slowly changing ramp and noise (which
-/// exercises the sorting fallback on repetitive blocks and the Huffman tables on random ones).
-fn make_input(seed: u64, text_words: usize, binary_len: usize) -> Vec<u8> {
-    const WORDS: &str = "the block sorting compressor bzip2 burrows wheeler huffman move to front recompiled guest \
-                         PowerPC x86 oracle";
-    let words: Vec<&str> = WORDS.split_whitespace().collect();
-    let mut rng = XorShift(seed);
-    let mut out = Vec::with_capacity(text_words * 8 + binary_len);
-    for i in 0..text_words {
-        out.extend_from_slice(words[rng.below(words.len())].as_bytes());
-        out.push(if i % 11 == 10 { b'\n' } else { b' ' });
-    }
-    while out.len() < text_words * 8 + binary_len {
-        match rng.below(3) {
-            0 => {
-                let byte = rng.next() as u8;
-                let run = 1 + rng.below(300);
-                out.extend(std::iter::repeat_n(byte, run));
-            }
-            1 => {
-                let start = rng.next() as u8;
-                out.extend((0..256u32).map(|k| start.wrapping_add((k / 3) as u8)));
-            }
-            _ => out.extend((0..128).map(|_| rng.next() as u8)),
-        }
-    }
-    out
-}
+/// English-like words, whose text exercises bzip2's sorting on repetitive blocks.
+const WORDS: &str = "the block sorting compressor bzip2 burrows wheeler huffman move to front recompiled guest \
+                     PowerPC x86 oracle";
 
 /// The full input: about 320 KB, so bzip2 -9 compresses it as one 900 KB block, and -1 as three.
 fn input() -> &'static [u8] {
     static INPUT: OnceLock<Vec<u8>> = OnceLock::new();
-    INPUT.get_or_init(|| make_input(0x0b21_9000_dead_beef, 24_000, 130_000))
+    INPUT.get_or_init(|| make_input(0x0b21_9000_dead_beef, WORDS, 24_000, 130_000))
 }
-
-/// Runs `cmd` with `stdin` on standard input, collecting standard output and error.
-fn run_with_stdin(mut cmd: Command, stdin: &[u8]) -> Output {
-    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("starting {cmd:?}: {e}"));
-    let feeder = child.stdin.take().map(|mut pipe| {
-        let bytes = stdin.to_vec();
-        // A thread feeds the input while the program writes: a large input and a large output
-        // through pipes would otherwise deadlock.
-        std::thread::spawn(move || {
-            // The program may stop reading early (a corrupt stream); that is its answer, not ours.
-            let _ = pipe.write_all(&bytes);
-        })
-    });
-    let out = child.wait_with_output().expect("wait for the program");
-    if let Some(feeder) = feeder {
-        feeder.join().expect("the stdin feeder");
-    }
-    out
-}
-
-/// One way of running bzip2: builds a command that runs it with the given arguments.
-type Runner<'a> = &'a dyn Fn(&[&str]) -> Command;
 
 /// The three runs every build makes, each compared between `ours` and `oracle`: compress with
 /// `-9`, decompress that, test it, and test a damaged copy (exit status 2). Returns the compressed size.
@@ -152,87 +81,17 @@ fn compare_runs(what: &str, data: &[u8], ours: Runner, oracle: Runner) -> usize 
     compressed.len()
 }
 
-/// Recompiles `recipe` (relative to the workspace) for `host` with `rpt recompile` and returns the
-/// binary, which runs with the sandbox given in `RPT_SANDBOX`.
-fn recompile(recipe: &str, host: &str) -> PathBuf {
-    let name = Path::new(recipe)
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .expect("a recipe name");
-    let gen_dir = scratch().join(format!("gen-{name}-{host}"));
-    let out = Command::new(rpt_binary())
-        .arg("recompile")
-        .arg(workspace_root().join(recipe))
-        .arg("--gen-dir")
-        .arg(&gen_dir)
-        .arg("--cache-dir")
-        .arg(scratch().join("cache"))
-        .args(["--host", host])
-        .env("CI", "1")
-        .output()
-        .expect("rpt starts");
-    assert!(out.status.success(), "rpt recompile {recipe}:\n{}", stderr_of(&out));
-    // The generation directory is `<recipe>/<digest>-<host>`; its binary is `bin/<recipe>`.
-    let generations: Vec<PathBuf> = std::fs::read_dir(gen_dir.join(name))
-        .expect("the generation directory")
-        .flatten()
-        .map(|e| e.path().join("bin").join(name))
-        .filter(|p| p.is_file())
-        .collect();
-    assert_eq!(generations.len(), 1, "one generation in {}", gen_dir.display());
-    generations[0].clone()
-}
-
-/// A sandbox directory of its own for each run, so a stray file can never pass from one to another.
-fn sandbox() -> PathBuf {
-    tempfile::tempdir_in(scratch()).expect("tempdir").keep()
-}
-
-/// The recompiled binary as a runner (on AArch64 and LoongArch64 hosts, through qemu-user).
-fn rpt_runner(binary: &Path, host: &str) -> impl Fn(&[&str]) -> Command {
-    let binary = binary.to_path_buf();
-    let host = host.to_string();
-    move |args: &[&str]| {
-        let mut cmd = if host == "x86-64" {
-            Command::new(&binary)
-        } else {
-            // The binary is static: qemu needs no sysroot (hosts/aarch64/src/runner.rs,
-            // hosts/loongarch64/src/runner.rs).
-            let mut c = Command::new(format!("qemu-{host}"));
-            c.arg(&binary);
-            c
-        };
-        cmd.args(args).env("RPT_SANDBOX", sandbox());
-        cmd
-    }
-}
-
 /// The native i386 oracle, built once per test process by build.sh from $BZIP2_SRC or a fresh
 /// `apt-get source bzip2`.
 fn native_oracle() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
-        let exe = scratch().join("bzip2-i386");
-        rpt_testkit::run_tool(
-            Command::new(bzip2_dir().join("build.sh")).arg("oracle").arg(&exe),
-            b"",
+        build_native_oracle(
+            &bzip2_dir(),
+            "bzip2-i386",
             "building the native oracle needs gcc-12-multilib and the bzip2 source (deb-src or BZIP2_SRC)",
-        );
-        exe
+        )
     })
-}
-
-/// The PE under Wine, in a prefix of this test process (made by the first run, about 8 s). One
-/// test runs Wine, one run after another, so no two first runs race to make the prefix.
-fn wine_runner(args: &[&str]) -> Command {
-    let mut cmd = Command::new("wine");
-    cmd.arg(bzip2_dir().join("bzip2.exe"))
-        .args(args)
-        .current_dir(sandbox())
-        .env("WINEPREFIX", scratch().join("wine-prefix"))
-        .env("WINEDEBUG", "-all")
-        .env_remove("DISPLAY");
-    cmd
 }
 
 /// Needs bzip2's source (deb-src enabled for `apt-get source`, or BZIP2_SRC), which CI's machine
@@ -241,42 +100,22 @@ fn wine_runner(args: &[&str]) -> Command {
 #[test]
 #[ignore = "needs bzip2's Debian source package"]
 fn the_committed_bzip2_builds_are_reproducible() {
-    let check = Command::new(bzip2_dir().join("build.sh"))
-        .arg("check")
-        .env("RPT", rpt_binary())
-        .output()
-        .expect("build.sh runs");
-    assert!(
-        check.status.success(),
-        "the committed bzip2 builds are not what build.sh builds:\n{}{}",
-        String::from_utf8_lossy(&check.stdout),
-        String::from_utf8_lossy(&check.stderr)
-    );
+    assert_build_check(&bzip2_dir());
 }
 
 #[test]
 fn the_pe_compresses_as_wine_and_the_native_i386_build() {
-    let native = native_oracle();
-    let native_runner = |args: &[&str]| {
-        let mut c = Command::new(native);
-        c.args(args).current_dir(sandbox());
-        c
-    };
+    let native = native_runner(native_oracle());
     // The oracles agree with each other first: Wine's msvcrt and glibc give the same bytes.
-    compare_runs("Wine against native i386", input(), &wine_runner, &native_runner);
+    compare_runs(
+        "Wine against native i386",
+        input(),
+        &wine_runner(&bzip2_dir().join("bzip2.exe")),
+        &native,
+    );
     let binary = recompile("recipes/real-bzip2-pe.ron", "x86-64");
     let ours = rpt_runner(&binary, "x86-64");
-    compare_runs("rpt's PE against native i386", input(), &ours, &native_runner);
-}
-
-/// The DOL's oracle: its ELF under `qemu-ppc -cpu 750cl`.
-fn qemu_ppc_runner(args: &[&str]) -> Command {
-    let mut c = Command::new("qemu-ppc");
-    c.args(["-cpu", "750cl"])
-        .arg(bzip2_dir().join("bzip2.elf"))
-        .args(args)
-        .current_dir(sandbox());
-    c
+    compare_runs("rpt's PE against native i386", input(), &ours, &native);
 }
 
 #[test]
@@ -286,20 +125,20 @@ fn the_dol_compresses_as_qemu_ppc() {
 
 /// Recompiles `recipe` for `host` and compares its runs on `data` with bzip2.elf's under qemu-ppc.
 fn compresses_as_qemu_ppc(recipe: &str, host: &str, data: &[u8]) {
+    let elf = bzip2_dir().join("bzip2.elf");
     let binary = recompile(recipe, host);
-    let ours = rpt_runner(&binary, host);
     compare_runs(
         &format!("{recipe} on {host} against qemu-ppc"),
         data,
-        &ours,
-        &qemu_ppc_runner,
+        &rpt_runner(&binary, host),
+        &qemu_ppc_runner(&elf),
     );
 }
 
 /// The input of the runs on LoongArch64, whose programs run under qemu-loongarch64 (about 80
 /// times slower than native code): about 12 KB.
 fn loongarch_input() -> Vec<u8> {
-    make_input(11, 800, 6_000)
+    make_input(11, WORDS, 800, 6_000)
 }
 
 /// The PE on LoongArch64, the freestanding host: compressing as bzip2.elf under qemu-ppc does
@@ -321,14 +160,9 @@ fn the_dol_recompiled_for_loongarch64_compresses_as_qemu_ppc() {
 #[test]
 fn the_pe_recompiled_for_aarch64_compresses_as_the_native_i386_build() {
     // A small input: the recompiled program runs under qemu-aarch64.
-    let data = make_input(7, 3_000, 20_000);
-    let native = native_oracle();
-    let native_runner = |args: &[&str]| {
-        let mut c = Command::new(native);
-        c.args(args).current_dir(sandbox());
-        c
-    };
+    let data = make_input(7, WORDS, 3_000, 20_000);
+    let native = native_runner(native_oracle());
     let binary = recompile("recipes/real-bzip2-pe.ron", "aarch64");
     let ours = rpt_runner(&binary, "aarch64");
-    compare_runs("rpt's PE on aarch64 against native i386", &data, &ours, &native_runner);
+    compare_runs("rpt's PE on aarch64 against native i386", &data, &ours, &native);
 }

@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 use sha2::{Digest, Sha256};
 
 pub mod matrix;
+pub mod real;
 
 /// The workspace's root directory.
 pub fn workspace_root() -> PathBuf {

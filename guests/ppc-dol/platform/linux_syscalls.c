@@ -88,6 +88,11 @@ static uint64_t rpt_linux_random_state = 0x9e3779b97f4a7c15u;
 #define RPT_LINUX_FILES 64
 static int rpt_linux_files[RPT_LINUX_FILES] = {0, 1, 2};
 static int rpt_linux_files_ready;
+/* Descriptors' status flags and the free-slot search ("descriptors, pipes and fcntl" below). */
+#define RPT_LINUX_O_NONBLOCK 04000u
+#define RPT_LINUX_O_APPEND 02000u
+static uint32_t rpt_linux_status[RPT_LINUX_FILES];
+static int rpt_linux_free_slot(int from);
 
 /* Calls reported as unimplemented already (one bit per call number below 512). */
 static uint32_t rpt_linux_reported[16];
@@ -358,16 +363,14 @@ static int64_t rpt_linux_open(uint32_t path_at, uint32_t flags)
 		mode |= RPT_OPEN_TRUNCATE;
 	if (flags & 02000u)
 		mode |= RPT_OPEN_APPEND;
-	int slot = 3;
-	rpt_linux_host_fd(0);
-	while (slot < RPT_LINUX_FILES && rpt_linux_files[slot] >= 0)
-		slot++;
-	if (slot == RPT_LINUX_FILES)
+	int slot = rpt_linux_free_slot(3);
+	if (slot < 0)
 		return -RPT_LINUX_EMFILE;
 	int host = rpt_open(path, mode);
 	if (host < 0)
 		return rpt_linux_file_error();
 	rpt_linux_files[slot] = host;
+	rpt_linux_status[slot] = flags & (3u | RPT_LINUX_O_APPEND | RPT_LINUX_O_NONBLOCK);
 	return slot;
 }
 
@@ -385,9 +388,188 @@ static int64_t rpt_linux_mmap(uint32_t len, uint32_t flags)
 	return at;
 }
 
+/* ---------------------------------------------------------------- descriptors, pipes and fcntl
+ *
+ * Besides the host's standard descriptors and sandbox files, a guest descriptor can be an end of a
+ * pipe the guest made (pipe, pipe2), which lives here: 64 KiB of buffer, as Linux gives a pipe.
+ * With one thread, a read of an empty pipe whose write end is open, or a write to a full one,
+ * would wait forever: a descriptor with O_NONBLOCK gets EAGAIN, as on Linux, and one without ends
+ * the program with a report instead of hanging. fcntl keeps each descriptor's status flags
+ * (F_GETFL/F_SETFL) and close-on-exec bit (F_GETFD/F_SETFD). The standard descriptors report
+ * O_RDWR on a terminal, else O_RDONLY for 0 and O_WRONLY for 1 and 2 (the shell's redirections
+ * and pipes); O_NONBLOCK set on them is remembered, but their reads and writes still wait, as
+ * they may on Linux when data is there. */
+
+#define RPT_LINUX_ESPIPE 29
+#define RPT_LINUX_EPIPE 32
+#define RPT_LINUX_O_CLOEXEC 02000000u
+#define RPT_LINUX_PIPES 4
+#define RPT_LINUX_PIPE_SIZE 65536u
+
+struct rpt_linux_pipe {
+	uint8_t buf[RPT_LINUX_PIPE_SIZE];
+	uint32_t start, len;
+	uint32_t readers, writers;
+};
+
+static struct rpt_linux_pipe rpt_linux_pipes[RPT_LINUX_PIPES];
+/* For each descriptor: -1, or 2 * pipe + end (0 the read end, 1 the write end). */
+static int rpt_linux_pipe_ends[RPT_LINUX_FILES];
+static uint8_t rpt_linux_cloexec[RPT_LINUX_FILES];
+static int rpt_linux_fds_ready;
+
+static void rpt_linux_fds_init(void)
+{
+	if (rpt_linux_fds_ready)
+		return;
+	rpt_linux_fds_ready = 1;
+	for (int i = 0; i < RPT_LINUX_FILES; i++)
+		rpt_linux_pipe_ends[i] = -1;
+	for (int i = 0; i < 3; i++)
+		rpt_linux_status[i] = rpt_is_terminal(i) ? 2u : i == 0 ? 0u : 1u;
+}
+
+/* The pipe end behind `fd` (2 * pipe + end), or -1. */
+static int rpt_linux_pipe_end_of(uint32_t fd)
+{
+	rpt_linux_fds_init();
+	return fd < RPT_LINUX_FILES ? rpt_linux_pipe_ends[fd] : -1;
+}
+
+/* The lowest free descriptor from `from`, or -1. */
+static int rpt_linux_free_slot(int from)
+{
+	rpt_linux_host_fd(0);
+	rpt_linux_fds_init();
+	for (int slot = from; slot < RPT_LINUX_FILES; slot++)
+		if (rpt_linux_files[slot] < 0 && rpt_linux_pipe_ends[slot] < 0) {
+			rpt_linux_cloexec[slot] = 0;
+			return slot;
+		}
+	return -1;
+}
+
+_Noreturn static void rpt_linux_pipe_deadlock(const char *what)
+{
+	rpt_write_stderr("rpt linux-syscalls: ");
+	rpt_write_stderr(what);
+	rpt_write_stderr(", and the program's only thread is the one that would have to change that: "
+			 "it would wait forever\n");
+	rpt_process_exit(124);
+}
+
+/* pipe2(fds, flags): two descriptors, read end first; flags O_NONBLOCK and O_CLOEXEC. */
+static int64_t rpt_linux_pipe2(uint32_t fds, uint32_t flags)
+{
+	if (flags & ~(RPT_LINUX_O_NONBLOCK | RPT_LINUX_O_CLOEXEC))
+		return -RPT_LINUX_EINVAL;
+	int p = 0;
+	while (p < RPT_LINUX_PIPES && (rpt_linux_pipes[p].readers || rpt_linux_pipes[p].writers))
+		p++;
+	int r = rpt_linux_free_slot(0);
+	if (r >= 0)
+		rpt_linux_pipe_ends[r] = 2 * p; /* held while the second is found */
+	int w = rpt_linux_free_slot(0);
+	if (p == RPT_LINUX_PIPES || r < 0 || w < 0) {
+		if (r >= 0)
+			rpt_linux_pipe_ends[r] = -1;
+		return p == RPT_LINUX_PIPES ? -RPT_LINUX_ENOMEM : -RPT_LINUX_EMFILE;
+	}
+	rpt_linux_pipe_ends[w] = 2 * p + 1;
+	rpt_linux_pipes[p].start = rpt_linux_pipes[p].len = 0;
+	rpt_linux_pipes[p].readers = rpt_linux_pipes[p].writers = 1;
+	rpt_linux_status[r] = (flags & RPT_LINUX_O_NONBLOCK);
+	rpt_linux_status[w] = 1u | (flags & RPT_LINUX_O_NONBLOCK);
+	rpt_linux_cloexec[r] = rpt_linux_cloexec[w] = (flags & RPT_LINUX_O_CLOEXEC) != 0;
+	rpt_linux_store32(fds, (uint32_t)r);
+	rpt_linux_store32(fds + 4, (uint32_t)w);
+	return 0;
+}
+
+static int64_t rpt_linux_pipe_read(uint32_t fd, uint32_t at, uint32_t len)
+{
+	int end = rpt_linux_pipe_ends[fd];
+	if (end & 1)
+		return -RPT_LINUX_EBADF;
+	struct rpt_linux_pipe *p = &rpt_linux_pipes[end / 2];
+	if (!p->len) {
+		if (!p->writers || !len)
+			return 0;
+		if (rpt_linux_status[fd] & RPT_LINUX_O_NONBLOCK)
+			return -RPT_LINUX_EAGAIN;
+		rpt_linux_pipe_deadlock("a read waits on an empty pipe whose write end is open");
+	}
+	uint32_t n = len < p->len ? len : p->len;
+	for (uint32_t i = 0; i < n; i++)
+		rpt_store_u8_be(rpt_ppc_cached_view(at + i), p->buf[(p->start + i) % RPT_LINUX_PIPE_SIZE]);
+	p->start = (p->start + n) % RPT_LINUX_PIPE_SIZE;
+	p->len -= n;
+	return n;
+}
+
+static int64_t rpt_linux_pipe_write(uint32_t fd, uint32_t at, uint32_t len)
+{
+	int end = rpt_linux_pipe_ends[fd];
+	if (!(end & 1))
+		return -RPT_LINUX_EBADF;
+	struct rpt_linux_pipe *p = &rpt_linux_pipes[end / 2];
+	/* No reader: Linux raises SIGPIPE, whose default action ends the program, and the write
+	 * fails with EPIPE where the signal is ignored or caught; no signal is delivered here. */
+	if (!p->readers)
+		return -RPT_LINUX_EPIPE;
+	uint32_t room = RPT_LINUX_PIPE_SIZE - p->len;
+	if (!room && len) {
+		if (rpt_linux_status[fd] & RPT_LINUX_O_NONBLOCK)
+			return -RPT_LINUX_EAGAIN;
+		rpt_linux_pipe_deadlock("a write waits on a full pipe that nothing reads");
+	}
+	uint32_t n = len < room ? len : room;
+	for (uint32_t i = 0; i < n; i++)
+		p->buf[(p->start + p->len + i) % RPT_LINUX_PIPE_SIZE] = rpt_load_u8_be(rpt_ppc_cached_view(at + i));
+	p->len += n;
+	return n;
+}
+
+static void rpt_linux_pipe_close(uint32_t fd)
+{
+	int end = rpt_linux_pipe_ends[fd];
+	struct rpt_linux_pipe *p = &rpt_linux_pipes[end / 2];
+	if (end & 1)
+		p->writers--;
+	else
+		p->readers--;
+	rpt_linux_pipe_ends[fd] = -1;
+}
+
+/* fcntl(fd, cmd, arg): F_GETFD (1), F_SETFD (2), F_GETFL (3), F_SETFL (4; O_APPEND and
+ * O_NONBLOCK change, the rest is ignored as Linux ignores it); others fail with EINVAL. */
+static int64_t rpt_linux_fcntl(uint32_t fd, uint32_t cmd, uint32_t arg)
+{
+	if (rpt_linux_pipe_end_of(fd) < 0 && rpt_linux_host_fd(fd) < 0)
+		return -RPT_LINUX_EBADF;
+	switch (cmd) {
+	case 1:
+		return rpt_linux_cloexec[fd];
+	case 2:
+		rpt_linux_cloexec[fd] = arg & 1u;
+		return 0;
+	case 3:
+		return rpt_linux_status[fd];
+	case 4:
+		rpt_linux_status[fd] = (rpt_linux_status[fd] & ~(RPT_LINUX_O_APPEND | RPT_LINUX_O_NONBLOCK)) |
+				       (arg & (RPT_LINUX_O_APPEND | RPT_LINUX_O_NONBLOCK));
+		return 0;
+	default:
+		rpt_linux_unimplemented(55, " (fcntl other than F_GETFD, F_SETFD, F_GETFL, F_SETFL) is not implemented: it fails with EINVAL\n");
+		return -RPT_LINUX_EINVAL;
+	}
+}
+
 /* read(2): the count read, or -EIO / -EBADF. */
 static int64_t rpt_linux_read(uint32_t fd, uint32_t at, uint32_t len)
 {
+	if (rpt_linux_pipe_end_of(fd) >= 0)
+		return rpt_linux_pipe_read(fd, at, len);
 	int host = rpt_linux_host_fd(fd);
 	if (host < 0)
 		return -RPT_LINUX_EBADF;
@@ -399,6 +581,8 @@ static int64_t rpt_linux_read(uint32_t fd, uint32_t at, uint32_t len)
 /* write(2): the count written, or -EIO when nothing could be. */
 static int64_t rpt_linux_write(uint32_t fd, uint32_t at, uint32_t len)
 {
+	if (rpt_linux_pipe_end_of(fd) >= 0)
+		return rpt_linux_pipe_write(fd, at, len);
 	int host = rpt_linux_host_fd(fd);
 	if (host < 0)
 		return -RPT_LINUX_EBADF;
@@ -559,7 +743,10 @@ void rpt_helper_sc(struct cpu *restrict c)
 		r = a0 == (uint32_t)-100 ? rpt_linux_open(a1, a2) : -RPT_LINUX_EBADF;
 		break;
 	case 6: /* close(fd) */
-		if (a0 < 3 || rpt_linux_host_fd(a0) < 0) {
+		if (rpt_linux_pipe_end_of(a0) >= 0) {
+			rpt_linux_pipe_close(a0);
+			r = 0;
+		} else if (a0 < 3 || rpt_linux_host_fd(a0) < 0) {
 			/* The standard descriptors stay the host's own: closing them only says yes. */
 			r = a0 < 3 ? 0 : -RPT_LINUX_EBADF;
 		} else {
@@ -567,6 +754,20 @@ void rpt_helper_sc(struct cpu *restrict c)
 			rpt_linux_files[a0] = -1;
 			r = 0;
 		}
+		break;
+	case 42:  /* pipe(fds) */
+	case 317: /* pipe2(fds, flags) */
+		r = rpt_linux_pipe2(a0, c->r0 == 42 ? 0 : a1);
+		break;
+	case 55:  /* fcntl(fd, cmd, arg) */
+	case 204: /* fcntl64(fd, cmd, arg) */
+		r = rpt_linux_fcntl(a0, a1, a2);
+		break;
+	case 254: /* fadvise64_64(fd, advice, offset, len): advice changes nothing here */
+		if (rpt_linux_pipe_end_of(a0) >= 0 || (a0 < 3 && rpt_linux_host_fd(a0) >= 0))
+			r = -RPT_LINUX_ESPIPE;
+		else
+			r = rpt_linux_host_fd(a0) < 0 ? -RPT_LINUX_EBADF : a1 > 5 ? -RPT_LINUX_EINVAL : 0;
 		break;
 	case 19: /* lseek(fd, offset, whence) */
 		r = rpt_linux_seek(a0, (int32_t)a1, a2);

@@ -59,6 +59,11 @@ RPT_MSVCRT(setbuf);
 RPT_MSVCRT(_fileno);
 RPT_MSVCRT(_setmode);
 RPT_MSVCRT(_isatty);
+RPT_MSVCRT(_read);
+RPT_MSVCRT(_write);
+RPT_MSVCRT(_close);
+RPT_MSVCRT(_lseeki64);
+RPT_MSVCRT(_fstati64);
 RPT_MSVCRT(remove);
 RPT_MSVCRT(_unlink);
 RPT_MSVCRT(rename);
@@ -926,6 +931,200 @@ void rpt_win32_msvcrt__isatty(struct cpu *restrict c)
 	int tty = fd < RPT_MSVCRT_STREAMS && rpt_streams[fd].open && rpt_streams[fd].fd <= 2 &&
 		  rpt_is_terminal(rpt_streams[fd].fd);
 	rpt_win32_return_cdecl(c, tty ? 0x40u : 0u);
+}
+
+/* ---------------------------------------------------------------- low-level I/O
+ *
+ * msvcrt's descriptors ("lowio") are the stream numbers here: descriptor n is `_iob[n]`'s file, as
+ * _fileno says. A descriptor call works on the stream's file beneath its buffer, as msvcrt's do
+ * beneath FILE: writes flush what the stream holds first, reads hand out what it already read
+ * first (so a program that mixes the two layers sees its bytes in order). Text mode, which
+ * _setmode and _fmode choose for the descriptor, translates as msvcrt's _read and _write do. */
+
+/* The open stream of descriptor `fd`, or NULL with errno EBADF. */
+static struct rpt_stream *rpt_lowio(uint32_t fd)
+{
+	if (fd >= RPT_MSVCRT_STREAMS || !rpt_streams[fd].open) {
+		rpt_msvcrt_set_errno(RPT_EBADF);
+		return NULL;
+	}
+	return &rpt_streams[fd];
+}
+
+/* The stream of descriptor `fd` if it is open for writing (`writing`) or reading, else NULL with
+ * errno EBADF. */
+static struct rpt_stream *rpt_lowio_for(uint32_t fd, int writing)
+{
+	struct rpt_stream *s = rpt_lowio(fd);
+	if (s && !(writing ? s->writable : s->readable)) {
+		rpt_msvcrt_set_errno(RPT_EBADF);
+		return NULL;
+	}
+	return s;
+}
+
+/* int _read(int fd, void *buf, unsigned n): the bytes of one read of the file (fewer than n from
+ * a pipe or terminal that has no more yet), 0 at its end, -1 (EBADF) if fd is not open for reading. */
+void rpt_win32_msvcrt__read(struct cpu *restrict c)
+{
+	uint32_t fd = rpt_win32_arg(c, 0), buf = rpt_win32_arg(c, 1), n = rpt_win32_arg(c, 2);
+	struct rpt_stream *s = rpt_lowio_for(fd, 0);
+	if (!s) {
+		rpt_win32_return_cdecl(c, 0xffffffffu);
+		return;
+	}
+	uint32_t got = 0;
+	if (s->text) {
+		/* Byte by byte through the stream's text translation, without waiting for a second
+		 * read of the file once one has delivered something. */
+		while (got < n) {
+			if (got && !s->npushed && s->rpos == s->rlen)
+				break;
+			int ch = rpt_stream_getc(s);
+			if (ch < 0)
+				break;
+			rpt_store_u8_le(buf + got++, (uint8_t)ch);
+		}
+	} else {
+		rpt_stream_switch(s, RPT_LAST_READ);
+		while (got < n && s->npushed)
+			rpt_store_u8_le(buf + got++, (uint8_t)s->pushed[--s->npushed]);
+		uint32_t held = s->rlen - s->rpos;
+		if (got < n && held) {
+			uint32_t k = n - got < held ? n - got : held;
+			rpt_guest_copy_out(buf + got, s->rbuf + s->rpos, k);
+			s->rpos += k;
+			got += k;
+		}
+		if (!got && n) {
+			if (s == &rpt_streams[0])
+				rpt_stream_flush_writes(&rpt_streams[1]);
+			uint8_t chunk[RPT_STREAM_BUF];
+			int64_t r = rpt_read(s->fd, chunk, n < sizeof chunk ? n : sizeof chunk);
+			if (r < 0) {
+				rpt_msvcrt_errno_from_host();
+				rpt_win32_return_cdecl(c, 0xffffffffu);
+				return;
+			}
+			rpt_guest_copy_out(buf, chunk, (uint32_t)r);
+			got = (uint32_t)r;
+		}
+	}
+	rpt_stream_sync(fd);
+	rpt_win32_return_cdecl(c, got);
+}
+
+/* int _write(int fd, const void *buf, unsigned n): n (all written, "\n" as "\r\n" in text mode),
+ * or -1 with errno EBADF (not open for writing) or ENOSPC (the host refused the rest). */
+void rpt_win32_msvcrt__write(struct cpu *restrict c)
+{
+	uint32_t fd = rpt_win32_arg(c, 0), buf = rpt_win32_arg(c, 1), n = rpt_win32_arg(c, 2);
+	struct rpt_stream *s = rpt_lowio_for(fd, 1);
+	if (!s) {
+		rpt_win32_return_cdecl(c, 0xffffffffu);
+		return;
+	}
+	rpt_stream_switch(s, RPT_LAST_WRITE);
+	int ok = rpt_stream_flush_writes(s) == 0;
+	uint8_t chunk[RPT_STREAM_BUF];
+	for (uint32_t done = 0; ok && done < n;) {
+		uint32_t k = n - done < RPT_STREAM_BUF / 2 ? n - done : RPT_STREAM_BUF / 2;
+		uint32_t len = 0;
+		for (uint32_t i = 0; i < k; i++) {
+			uint8_t b = rpt_load_u8_le(buf + done + i);
+			if (s->text && b == '\n')
+				chunk[len++] = '\r';
+			chunk[len++] = b;
+		}
+		ok = rpt_write(s->fd, chunk, len) == len;
+		done += k;
+	}
+	rpt_stream_sync(fd);
+	if (!ok) {
+		rpt_msvcrt_set_errno(RPT_ENOSPC);
+		rpt_win32_return_cdecl(c, 0xffffffffu);
+		return;
+	}
+	rpt_win32_return_cdecl(c, n);
+}
+
+/* int _close(int fd): closes the descriptor (and so its stream); 0, or -1 with errno EBADF. */
+void rpt_win32_msvcrt__close(struct cpu *restrict c)
+{
+	uint32_t fd = rpt_win32_arg(c, 0);
+	if (!rpt_lowio(fd)) {
+		rpt_win32_return_cdecl(c, 0xffffffffu);
+		return;
+	}
+	rpt_win32_return_cdecl(c, rpt_stream_close(fd) ? 0xffffffffu : 0);
+}
+
+/* __int64 _lseeki64(int fd, __int64 offset, int whence): the new position; -1 with errno ESPIPE
+ * on a pipe or terminal (the standard descriptors; a redirected file is a pipe here, as
+ * _fstati64 says), EINVAL for a bad whence or a position before the start. */
+void rpt_win32_msvcrt__lseeki64(struct cpu *restrict c)
+{
+	uint32_t fd = rpt_win32_arg(c, 0);
+	int64_t offset = (int64_t)rpt_win32_arg64(c, 1);
+	uint32_t whence = rpt_win32_arg(c, 3);
+	struct rpt_stream *s = rpt_lowio(fd);
+	int64_t at = -1;
+	if (s && s->fd <= 2) {
+		rpt_msvcrt_set_errno(RPT_ESPIPE);
+	} else if (s && whence > 2) {
+		rpt_msvcrt_set_errno(RPT_EINVAL);
+	} else if (s) {
+		rpt_stream_flush_writes(s);
+		/* What the stream read ahead is given back: the descriptor's position is the guest's. */
+		if (whence == RPT_SEEK_CUR)
+			offset -= (int64_t)(s->rlen - s->rpos) + (int64_t)s->npushed;
+		s->rpos = s->rlen = s->npushed = 0;
+		s->eof = 0;
+		s->last = RPT_LAST_NONE;
+		at = rpt_seek(s->fd, offset, (int)whence);
+		if (at < 0)
+			rpt_msvcrt_set_errno(RPT_EINVAL);
+		rpt_stream_sync(fd);
+	}
+	rpt_win32_return_cdecl64(c, (uint64_t)at);
+}
+
+/* int _fstati64(int fd, struct _stati64 *st): msvcrt's 48-byte structure (st_mode at 6, st_nlink
+ * at 8, st_rdev at 16, st_size at 24, three 32-bit times from 32). A terminal is a character
+ * device and any other standard descriptor a pipe (_S_IFIFO), both with st_rdev = st_dev = fd as
+ * msvcrt sets them; a sandbox file is a regular file, readable and writable (msvcrt's 0x1b6 less
+ * nothing: Windows has no per-user bits), with its size. The times are 0: the platform keeps none. */
+void rpt_win32_msvcrt__fstati64(struct cpu *restrict c)
+{
+	uint32_t fd = rpt_win32_arg(c, 0), st = rpt_win32_arg(c, 1);
+	struct rpt_stream *s = rpt_lowio(fd);
+	if (!s) {
+		rpt_win32_return_cdecl(c, 0xffffffffu);
+		return;
+	}
+	uint32_t mode, dev = 0;
+	uint64_t size = 0;
+	if (s->fd <= 2) {
+		mode = rpt_is_terminal(s->fd) ? 0x2000u : 0x1000u;
+		dev = fd;
+	} else {
+		mode = 0x8000u | 0x1b6u;
+		rpt_stream_flush_writes(s);
+		int64_t here = rpt_seek(s->fd, 0, RPT_SEEK_CUR);
+		int64_t end = rpt_seek(s->fd, 0, RPT_SEEK_END);
+		if (here >= 0 && end >= 0) {
+			size = (uint64_t)end;
+			rpt_seek(s->fd, here, RPT_SEEK_SET);
+		}
+	}
+	rpt_guest_memset(st, 0, 48);
+	rpt_store_u32_le(st + 0, dev);
+	rpt_store_u16_le(st + 6, (uint16_t)mode);
+	rpt_store_u16_le(st + 8, 1);
+	rpt_store_u32_le(st + 16, dev);
+	rpt_store_u32_le(st + 24, (uint32_t)size);
+	rpt_store_u32_le(st + 28, (uint32_t)(size >> 32));
+	rpt_win32_return_cdecl(c, 0);
 }
 
 /* ---------------------------------------------------------------- files by name */

@@ -781,24 +781,32 @@ void rpt_win32_msvcrt_srand(struct cpu *restrict c)
 
 RPT_MSVCRT(getenv);
 
-void rpt_win32_msvcrt_getenv(struct cpu *restrict c)
+/* The guest address of the value of environment variable `name` (matched without regard to
+ * ASCII case, as Windows matches), or 0. getenv and GetEnvironmentVariableW share it. */
+uint32_t rpt_msvcrt_env_lookup(const char *name)
 {
-	uint32_t name = rpt_win32_arg(c, 0);
 	uint32_t env = rpt_load_u32_le(RPT_DATA_ENVIRON);
-	uint32_t n = rpt_guest_strlen(name);
-	for (uint32_t i = 0; env; i++) {
+	uint32_t n = rpt_win32_strlen(name);
+	for (uint32_t i = 0; env && n; i++) {
 		uint32_t entry = rpt_load_u32_le(env + 4 * i);
 		if (!entry)
 			break;
 		uint32_t k = 0;
-		while (k < n && rpt_fold(rpt_load_u8_le(entry + k)) == rpt_fold(rpt_load_u8_le(name + k)))
+		while (k < n && rpt_fold(rpt_load_u8_le(entry + k)) == rpt_fold((uint8_t)name[k]))
 			k++;
-		if (k == n && n > 0 && rpt_load_u8_le(entry + n) == '=') {
-			rpt_win32_return_cdecl(c, entry + n + 1);
-			return;
-		}
+		if (k == n && rpt_load_u8_le(entry + n) == '=')
+			return entry + n + 1;
 	}
-	rpt_win32_return_cdecl(c, 0);
+	return 0;
+}
+
+void rpt_win32_msvcrt_getenv(struct cpu *restrict c)
+{
+	char name[256];
+	uint32_t at = rpt_win32_arg(c, 0);
+	/* A name longer than any the buffer holds is no variable's. */
+	int fits = at && rpt_guest_string(at, name, sizeof name) < sizeof name;
+	rpt_win32_return_cdecl(c, fits ? rpt_msvcrt_env_lookup(name) : 0);
 }
 
 /* ---------------------------------------------------------------- qsort and bsearch */

@@ -63,6 +63,7 @@
 #define RPT_ERROR_NOT_ENOUGH_MEMORY 8u
 #define RPT_ERROR_MOD_NOT_FOUND 126u
 #define RPT_ERROR_PROC_NOT_FOUND 127u
+#define RPT_ERROR_ENVVAR_NOT_FOUND 203u
 #define RPT_ERROR_INVALID_PARAMETER 87u
 
 /* Memory protections and states for VirtualQuery. */
@@ -1172,4 +1173,81 @@ void rpt_win32_KERNEL32_CloseHandle(struct cpu *restrict c)
 	if (!ok)
 		rpt_win32_set_last_error(RPT_ERROR_INVALID_HANDLE);
 	rpt_win32_return(c, 1, ok ? 1u : 0u);
+}
+
+RPT_K32(GetVersion);
+RPT_K32(GlobalMemoryStatus);
+RPT_K32(SetConsoleCtrlHandler);
+
+/* DWORD GetVersion(void): Windows 8's 6.2, build 9200, which is what Windows 8.1 and later report
+ * to every program without a compatibility manifest (mingw's default). The low byte is the major
+ * version, the next the minor, the high word the build (bit 31 clear: an NT system). */
+void rpt_win32_KERNEL32_GetVersion(struct cpu *restrict c)
+{
+	rpt_win32_return(c, 0, (9200u << 16) | (2u << 8) | 6u);
+}
+
+/* void GlobalMemoryStatus(LPMEMORYSTATUS m): the guest's own memory, as a 32-bit process sees its
+ * limits. Physical memory is the heap the platform can hand out (RPT_WIN32_HEAP_BASE up to
+ * RPT_WIN32_HEAP_LIMIT, 1.5 GiB), the page file the same, and the virtual address space the 2 GiB
+ * less 64 KiB at each end that Windows gives a process; all of it is reported available, as the
+ * platform commits lazily. The load is 0 percent. */
+void rpt_win32_KERNEL32_GlobalMemoryStatus(struct cpu *restrict c)
+{
+	uint32_t m = rpt_win32_arg(c, 0);
+	uint32_t heap = RPT_WIN32_HEAP_LIMIT - RPT_WIN32_HEAP_BASE;
+	uint32_t user = 0x7ffe0000u - 0x10000u;
+	rpt_store_u32_le(m + 0, 32);   /* dwLength */
+	rpt_store_u32_le(m + 4, 0);    /* dwMemoryLoad */
+	rpt_store_u32_le(m + 8, heap); /* dwTotalPhys */
+	rpt_store_u32_le(m + 12, heap);
+	rpt_store_u32_le(m + 16, heap); /* dwTotalPageFile */
+	rpt_store_u32_le(m + 20, heap);
+	rpt_store_u32_le(m + 24, user); /* dwTotalVirtual */
+	rpt_store_u32_le(m + 28, user);
+	rpt_win32_return(c, 1, 0);
+}
+
+/* BOOL SetConsoleCtrlHandler(PHANDLER_ROUTINE h, BOOL add): accepted (TRUE). The platform has no
+ * console of its own, so no Ctrl-C or close event ever reaches the handler; a host signal ends the
+ * process as it would end any host program. */
+void rpt_win32_KERNEL32_SetConsoleCtrlHandler(struct cpu *restrict c)
+{
+	rpt_win32_return(c, 2, 1);
+}
+
+RPT_K32(GetEnvironmentVariableW);
+
+/* DWORD GetEnvironmentVariableW(LPCWSTR name, LPWSTR buf, DWORD size): msvcrt's environment (the
+ * host's, see __getmainargs), its bytes widened one for one as MultiByteToWideChar does. The
+ * length without the terminator when the value fits in `size` units, else the size it needs with
+ * the terminator; 0 with ERROR_ENVVAR_NOT_FOUND when there is no such variable (a name with a
+ * unit above 0xff, or longer than 255 units, is none). */
+void rpt_win32_KERNEL32_GetEnvironmentVariableW(struct cpu *restrict c)
+{
+	uint32_t name = rpt_win32_arg(c, 0), buf = rpt_win32_arg(c, 1), size = rpt_win32_arg(c, 2);
+	char text[256];
+	uint32_t n = 0, value = 0;
+	for (; name && n + 1 < sizeof text; n++) {
+		uint16_t unit = rpt_load_u16_le(name + 2 * n);
+		if (!unit || unit > 0xff)
+			break;
+		text[n] = (char)unit;
+	}
+	text[n] = 0;
+	if (name && n + 1 < sizeof text && !rpt_load_u16_le(name + 2 * n))
+		value = rpt_msvcrt_env_lookup(text);
+	if (!value) {
+		rpt_win32_set_last_error(RPT_ERROR_ENVVAR_NOT_FOUND);
+		rpt_win32_return(c, 3, 0);
+		return;
+	}
+	uint32_t len = rpt_guest_strlen(value);
+	if (len + 1 > size) {
+		rpt_win32_return(c, 3, len + 1);
+		return;
+	}
+	for (uint32_t i = 0; i <= len; i++)
+		rpt_store_u16_le(buf + 2 * i, rpt_load_u8_le(value + i));
+	rpt_win32_return(c, 3, len);
 }

@@ -169,6 +169,7 @@ void rpt_msvcrt_stdio_init(void);
 void rpt_msvcrt_ctype_init(void);
 uint32_t rpt_msvcrt_malloc(uint32_t size);
 void rpt_msvcrt_free(uint32_t p);
+uint32_t rpt_msvcrt_env_lookup(const char *name);
 /* The ctype class bits of byte `ch` (0-255) or EOF (-1), msvcrt's _UPPER, _LOWER, ... */
 uint16_t rpt_msvcrt_ctype(int ch);
 enum {

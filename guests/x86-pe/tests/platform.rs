@@ -59,6 +59,17 @@ void rpt_win32_KERNEL32_ExitProcess(struct cpu *restrict c);
 void rpt_win32_KERNEL32_GetCommandLineA(struct cpu *restrict c);
 void rpt_win32_KERNEL32_VirtualAlloc(struct cpu *restrict c);
 void rpt_win32_KERNEL32_VirtualFree(struct cpu *restrict c);
+void rpt_win32_KERNEL32_GetVersion(struct cpu *restrict c);
+void rpt_win32_KERNEL32_GlobalMemoryStatus(struct cpu *restrict c);
+void rpt_win32_KERNEL32_SetConsoleCtrlHandler(struct cpu *restrict c);
+void rpt_win32_KERNEL32_GetEnvironmentVariableW(struct cpu *restrict c);
+void rpt_win32_KERNEL32_GetLastError(struct cpu *restrict c);
+void rpt_win32_msvcrt__write(struct cpu *restrict c);
+void rpt_win32_msvcrt__read(struct cpu *restrict c);
+void rpt_win32_msvcrt__close(struct cpu *restrict c);
+void rpt_win32_msvcrt__lseeki64(struct cpu *restrict c);
+void rpt_win32_msvcrt__fstati64(struct cpu *restrict c);
+void rpt_win32_msvcrt__setmode(struct cpu *restrict c);
 void f_00401000(struct cpu *restrict c);
 
 const struct rpt_function rpt_function_table[] = { { 0x00401000u, f_00401000, 0 } };
@@ -94,6 +105,20 @@ static uint32_t call(struct cpu *c, rpt_fn f, uint32_t nargs, const uint32_t *ar
 	f(c);
 	if (c->esp != before || c->ebx != 0x1111u || c->esi != 0x2222u || c->edi != 0x3333u || c->ebp != 0x4444u)
 		rpt_process_exit(90);
+	return c->eax;
+}
+
+/* Calls a cdecl extern as lifted code does: it must leave its arguments for the caller to pop. */
+static uint32_t call_cdecl(struct cpu *c, rpt_fn f, uint32_t nargs, const uint32_t *args)
+{
+	uint32_t before = c->esp;
+	for (uint32_t i = nargs; i > 0; i--)
+		push(c, args[i - 1]);
+	push(c, 0x00401234u);
+	f(c);
+	if (c->esp != before - 4 * nargs)
+		rpt_process_exit(96);
+	c->esp = before;
 	return c->eax;
 }
 
@@ -154,6 +179,49 @@ void f_00401000(struct cpu *restrict c)
 	write_hex(c, call(c, rpt_win32_KERNEL32_VirtualAlloc, 4, commit_args));
 	uint32_t free_args[3] = { a, 0, 0x8000 };
 	write_hex(c, call(c, rpt_win32_KERNEL32_VirtualFree, 3, free_args));
+
+	/* Windows 8's version, as Windows 8.1 and later tell a program without a manifest. */
+	write_hex(c, call(c, rpt_win32_KERNEL32_GetVersion, 0, 0));
+	uint32_t status = 0x00500200u;
+	call(c, rpt_win32_KERNEL32_GlobalMemoryStatus, 1, &status);
+	write_hex(c, rpt_load_u32_le(status) ^ rpt_load_u32_le(status + 8));
+	uint32_t handler_args[2] = { 0x00401000u, 1 };
+	write_hex(c, call(c, rpt_win32_KERNEL32_SetConsoleCtrlHandler, 2, handler_args));
+
+	/* RPT_PLATFORM_TEST=Yes is in the environment: found without regard to case, too small a
+	 * buffer gets the size needed, a missing name ERROR_ENVVAR_NOT_FOUND (203). */
+	const char *name = "rpt_platform_TEST";
+	for (uint32_t i = 0; i <= 17; i++)
+		rpt_store_u16_le(0x00500300u + 2 * i, i < 17 ? (uint8_t)name[i] : 0);
+	uint32_t env_args[3] = { 0x00500300u, 0x00500400u, 8 };
+	write_hex(c, call(c, rpt_win32_KERNEL32_GetEnvironmentVariableW, 3, env_args));
+	write_hex(c, rpt_load_u32_le(0x00500400u) ^ rpt_load_u32_le(0x00500404u));
+	env_args[2] = 3;
+	write_hex(c, call(c, rpt_win32_KERNEL32_GetEnvironmentVariableW, 3, env_args));
+	rpt_store_u16_le(0x00500300u, 'x');
+	write_hex(c, call(c, rpt_win32_KERNEL32_GetEnvironmentVariableW, 3, env_args));
+	write_hex(c, call(c, rpt_win32_KERNEL32_GetLastError, 0, 0));
+
+	/* msvcrt's descriptors: stdout in text mode writes "\n" as "\r\n", in binary mode as it is;
+	 * it is a pipe here (the test collects it), which cannot seek and is not open for reading. */
+	rpt_store_u8_le(BUF, 'T');
+	rpt_store_u8_le(BUF + 1, '\n');
+	uint32_t write_args[3] = { 1, BUF, 2 };
+	write_hex(c, call_cdecl(c, rpt_win32_msvcrt__write, 3, write_args));
+	uint32_t mode_args[2] = { 1, 0x8000u };
+	call_cdecl(c, rpt_win32_msvcrt__setmode, 2, mode_args);
+	rpt_store_u8_le(BUF, 'B'); /* write_hex used BUF in between */
+	rpt_store_u8_le(BUF + 1, '\n');
+	call_cdecl(c, rpt_win32_msvcrt__write, 3, write_args);
+	uint32_t stat_args[2] = { 1, 0x00500500u };
+	write_hex(c, call_cdecl(c, rpt_win32_msvcrt__fstati64, 2, stat_args));
+	write_hex(c, rpt_load_u16_le(0x00500506u));
+	uint32_t seek_args[4] = { 1, 0, 0, 1 };
+	write_hex(c, call_cdecl(c, rpt_win32_msvcrt__lseeki64, 4, seek_args));
+	uint32_t read_args[3] = { 1, BUF, 2 };
+	write_hex(c, call_cdecl(c, rpt_win32_msvcrt__read, 3, read_args));
+	uint32_t close_args[1] = { 40 };
+	write_hex(c, call_cdecl(c, rpt_win32_msvcrt__close, 1, close_args));
 
 	uint32_t code = 42;
 	call(c, rpt_win32_KERNEL32_ExitProcess, 1, &code);
@@ -228,6 +296,7 @@ fn the_c_parts_compile_cleanly_and_behave_on_every_host() {
         let mut cmd = command_on(host.as_ref(), &exe);
         let out = cmd
             .args(["alpha", "b c", "q\"x", "", "tail\\"])
+            .env("RPT_PLATFORM_TEST", "Yes")
             .output()
             .expect("run (qemu-user runs the foreign hosts)");
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -241,6 +310,22 @@ fn the_c_parts_compile_cleanly_and_behave_on_every_host() {
         assert_eq!(lines[0], r#"fake.exe alpha "b c" "q\"x" "" tail\"#, "{name}");
         // 64 KiB steps after msvcrt's first 1 MiB heap arena (argv and the environment) at 0x10000000:
         // 100000 bytes take two granules.
-        assert_eq!(&lines[1..], ["10100000", "10120000", "10101000", "00000001"], "{name}");
+        assert_eq!(&lines[1..5], ["10100000", "10120000", "10101000", "00000001"], "{name}");
+        // GetVersion (6.2 build 9200); GlobalMemoryStatus's dwLength (32) ^ dwTotalPhys (1.5 GiB);
+        // SetConsoleCtrlHandler's TRUE.
+        assert_eq!(&lines[5..8], ["23f00206", "60000020", "00000001"], "{name}");
+        // GetEnvironmentVariableW: 3 units ("Yes" as UTF-16: 'Y' 'e' ^ 's' 0), then 4 needed with a
+        // buffer of 3, then 0 and ERROR_ENVVAR_NOT_FOUND for a name that is not there.
+        assert_eq!(
+            &lines[8..13],
+            ["00000003", "0065002a", "00000004", "00000000", "000000cb"],
+            "{name}"
+        );
+        // _write: "T\r\n" in text mode and its count, "B\n" in binary mode; _fstati64's 0 and
+        // _S_IFIFO; _lseeki64's -1 (ESPIPE), _read's -1 (stdout is not readable), _close's -1 (EBADF).
+        assert!(
+            stdout.ends_with("T\r\n00000002\nB\n00000000\n00001000\nffffffff\nffffffff\nffffffff\n"),
+            "{name}: {stdout:?}"
+        );
     }
 }
