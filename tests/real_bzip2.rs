@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use rpt_tests::real::{
     Runner, assert_build_check, build_native_oracle, make_input, native_runner, qemu_ppc_runner, recompile, rpt_runner,
-    run_with_stdin, wine_runner,
+    run_both, run_with_stdin, wine_runner,
 };
 use rpt_tests::{stderr_of, workspace_root};
 
@@ -34,18 +34,7 @@ fn input() -> &'static [u8] {
 /// The three runs every build makes, each compared between `ours` and `oracle`: compress with
 /// `-9`, decompress that, test it, and test a damaged copy (exit status 2). Returns the compressed size.
 fn compare_runs(what: &str, data: &[u8], ours: Runner, oracle: Runner) -> usize {
-    let both = |args: &[&str], stdin: &[u8]| {
-        let o = run_with_stdin(oracle(args), stdin);
-        let r = run_with_stdin(ours(args), stdin);
-        assert_eq!(
-            r.status.code(),
-            o.status.code(),
-            "{what}: bzip2 {args:?} exits differently; rpt said:\n{}\nthe oracle said:\n{}",
-            stderr_of(&r),
-            stderr_of(&o)
-        );
-        (r, o)
-    };
+    let both = |args: &[&str], stdin: &[u8]| run_both(what, "bzip2", ours, oracle, args, stdin);
 
     let (r, o) = both(&["-9", "-c"], data);
     assert_eq!(o.status.code(), Some(0), "{what}: the oracle failed: {}", stderr_of(&o));

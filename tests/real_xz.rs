@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use rpt_tests::real::{
     Runner, assert_build_check, build_native_oracle, make_input, native_runner, qemu_ppc_runner, recompile, rpt_runner,
-    run_with_stdin, wine_runner,
+    run_both, run_with_stdin, wine_runner,
 };
 use rpt_tests::{stderr_of, workspace_root};
 
@@ -53,15 +53,7 @@ const COMPRESSIONS: &[&[&str]] = &[
 /// names the program, which differs (`xz.exe`), so it is not compared.
 fn compare_runs(what: &str, data: &[u8], ours: Runner, oracle: Runner) {
     let both = |args: &[&str], stdin: &[u8]| {
-        let o = run_with_stdin(oracle(args), stdin);
-        let r = run_with_stdin(ours(args), stdin);
-        assert_eq!(
-            r.status.code(),
-            o.status.code(),
-            "{what}: xz {args:?} exits differently; rpt said:\n{}\nthe oracle said:\n{}",
-            stderr_of(&r),
-            stderr_of(&o)
-        );
+        let (r, o) = run_both(what, "xz", ours, oracle, args, stdin);
         assert!(
             r.stdout == o.stdout,
             "{what}: xz {args:?} writes different bytes: rpt {} bytes, the oracle {}; rpt said:\n{}",

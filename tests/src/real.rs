@@ -87,6 +87,28 @@ pub fn run_with_stdin(mut cmd: Command, stdin: &[u8]) -> Output {
 /// One way of running a program: builds a command that runs it with the given arguments.
 pub type Runner<'a> = &'a dyn Fn(&[&str]) -> Command;
 
+/// Runs `program args < stdin` as the oracle and as rpt's build, and fails unless both exit alike;
+/// returns rpt's run and the oracle's. `what` names the comparison in the failure.
+pub fn run_both(
+    what: &str,
+    program: &str,
+    ours: Runner,
+    oracle: Runner,
+    args: &[&str],
+    stdin: &[u8],
+) -> (Output, Output) {
+    let o = run_with_stdin(oracle(args), stdin);
+    let r = run_with_stdin(ours(args), stdin);
+    assert_eq!(
+        r.status.code(),
+        o.status.code(),
+        "{what}: {program} {args:?} exits differently; rpt said:\n{}\nthe oracle said:\n{}",
+        crate::stderr_of(&r),
+        crate::stderr_of(&o)
+    );
+    (r, o)
+}
+
 /// Recompiles `recipe` (relative to the workspace) for `host` with `rpt recompile` and returns the
 /// binary, which runs with the sandbox given in `RPT_SANDBOX`.
 pub fn recompile(recipe: &str, host: &str) -> PathBuf {
