@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use rpt_tests::real::{
     Runner, assert_build_check, build_native_oracle, make_input, native_runner, qemu_ppc_runner, recompile, rpt_runner,
-    run_both, run_with_stdin, wine_runner,
+    run_both, wine_runner,
 };
 use rpt_tests::{stderr_of, workspace_root};
 
