@@ -46,6 +46,19 @@ def table(name, values):
     return "\n".join(lines)
 
 
+def pi_2_parts():
+    """pi/2 = p1 + p2 + p3 (+ below 2^-192): p1 its bits from 2^0 to 2^-63, p2 those from 2^-64 to
+    2^-127, p3 those from 2^-128 to 2^-191, rounded to nearest."""
+    scaled = mpmath.pi / 2 * mpmath.mpf(2) ** 191
+    whole = int(mpmath.nint(scaled))
+    words = [(whole >> 128), (whole >> 64) & ((1 << 64) - 1), whole & ((1 << 64) - 1)]
+    return [
+        (mpmath.mpf(words[0]) / mpmath.mpf(2) ** 63, "pi/2, bits 0 to -63"),
+        (mpmath.mpf(words[1]) / mpmath.mpf(2) ** 127, "pi/2, bits -64 to -127"),
+        (mpmath.mpf(words[2]) / mpmath.mpf(2) ** 191, "pi/2, bits -128 to -191, rounded"),
+    ]
+
+
 def main():
     f = mpmath.factorial
     pi = mpmath.pi
@@ -78,6 +91,11 @@ def main():
                 (mpmath.sqrt(2), "sqrt 2"),
             ],
         ),
+        "",
+        "/* pi/2 as the sum of three parts of 64 significant bits each (the 192 leading bits, the last",
+        " * part rounded): q times each part is exact in 128 bits, which the math functions' argument",
+        " * reduction (x87_soft_libm.h) needs. */",
+        table("x87_pi_2_parts", pi_2_parts()),
         "",
     ]
     text = "\n".join(parts)

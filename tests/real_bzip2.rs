@@ -146,6 +146,17 @@ fn the_dol_recompiled_for_loongarch64_compresses_as_qemu_ppc() {
     compresses_as_qemu_ppc("recipes/real-bzip2-dol.ron", "loongarch64", &loongarch_input());
 }
 
+/// The DOL on AArch64, for the same reason left to scripts/host-matrix.sh.
+#[test]
+#[ignore = "a long compile: scripts/host-matrix.sh runs it"]
+fn the_dol_recompiled_for_aarch64_compresses_as_qemu_ppc() {
+    compresses_as_qemu_ppc(
+        "recipes/real-bzip2-dol.ron",
+        "aarch64",
+        &make_input(7, WORDS, 3_000, 20_000),
+    );
+}
+
 #[test]
 fn the_pe_recompiled_for_aarch64_compresses_as_the_native_i386_build() {
     // A small input: the recompiled program runs under qemu-aarch64.

@@ -102,6 +102,16 @@ fn lua_runs_its_bench_on_aarch64() {
     assert_prints_the_oracles_output("aarch64", &out);
 }
 
+/// The PE on LoongArch64, the freestanding host (through qemu-loongarch64): Lua's math library
+/// calls msvcrt's `acos`, `asin`, `log10` and `tan`, which run there on the software x87 unit's
+/// 128-bit float (guests/x86-pe/runtime/x87_soft_libm.h) and print the digits glibc's do.
+#[test]
+fn lua_runs_its_bench_on_loongarch64() {
+    let gen_dir = tempfile::tempdir().expect("tempdir");
+    let out = run_bench("loongarch64", gen_dir.path());
+    assert_prints_the_oracles_output("loongarch64", &out);
+}
+
 /// The static-glibc PowerPC build as a DOL, on its linux-syscalls platform: glibc's start-up,
 /// stdio and malloc, Lua's errors and coroutines through glibc's setjmp and longjmp (which the
 /// recipe names), and its exit, which closes the standard files through `io_noclose`, a function
@@ -149,13 +159,23 @@ fn the_recipes_pin_the_committed_lua() {
 /// The DOL on LoongArch64, the freestanding host (through qemu-loongarch64): glibc and Lua print
 /// the recorded bench output there too. The run takes seconds, but the compile of 1,560
 /// functions for one more host costs CI about as much as the x86-64 one, so scripts/host-matrix.sh
-/// runs it. (The PE cannot link there: it imports msvcrt's `acos`, `asin`, `log10` and `tan`, and
-/// LoongArch64 has no math library yet; docs/win32-console.md, "Hosts".)
+/// runs it.
 #[test]
 #[ignore = "a long compile: scripts/host-matrix.sh runs it"]
 fn the_dol_runs_its_bench_on_loongarch64() {
+    dol_runs_its_bench_on("loongarch64");
+}
+
+/// The DOL on AArch64, left to scripts/host-matrix.sh as on LoongArch64.
+#[test]
+#[ignore = "a long compile: scripts/host-matrix.sh runs it"]
+fn the_dol_runs_its_bench_on_aarch64() {
+    dol_runs_its_bench_on("aarch64");
+}
+
+fn dol_runs_its_bench_on(host: &str) {
     let recorded: Vec<u8> = bench_out().into_iter().filter(|&b| b != b'\r').collect();
     let gen_dir = tempfile::tempdir().expect("tempdir");
-    let out = run_recipe("recipes/real-lua-dol.ron", "bench.lua", "loongarch64", gen_dir.path());
-    assert_prints("loongarch64 (the DOL)", &out, &recorded);
+    let out = run_recipe("recipes/real-lua-dol.ron", "bench.lua", host, gen_dir.path());
+    assert_prints(&format!("{host} (the DOL)"), &out, &recorded);
 }

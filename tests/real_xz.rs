@@ -124,16 +124,67 @@ fn the_pe_compresses_as_wine_and_the_native_i386_build() {
     let exe = xz_dir().join("xz.exe");
     // The oracles agree with each other first: Wine's msvcrt and glibc give the same bytes.
     compare_runs("Wine against native i386", input(), &wine_runner(&exe), &native);
-    let binary = recompile("recipes/real-xz-pe.ron", "x86-64");
-    let ours = rpt_runner(&binary, "x86-64");
-    compare_runs("rpt's PE against native i386", input(), &ours, &native);
+    pe_compresses_as_the_native_i386_build("x86-64", input());
 }
 
 #[test]
 fn the_dol_compresses_as_qemu_ppc() {
+    dol_compresses_as_qemu_ppc("x86-64", input());
+}
+
+/// Recompiles the DOL for `host` and compares its runs on `data` with xz.elf's under qemu-ppc.
+fn dol_compresses_as_qemu_ppc(host: &str, data: &[u8]) {
     let elf = xz_dir().join("xz.elf");
     let qemu = qemu_ppc_runner(&elf);
-    let binary = recompile("recipes/real-xz-dol.ron", "x86-64");
-    let ours = rpt_runner(&binary, "x86-64");
-    compare_runs("rpt's DOL against qemu-ppc", input(), &ours, &qemu);
+    let binary = recompile("recipes/real-xz-dol.ron", host);
+    let ours = rpt_runner(&binary, host);
+    compare_runs(&format!("rpt's DOL on {host} against qemu-ppc"), data, &ours, &qemu);
+}
+
+/// Recompiles the PE for `host` and compares its runs on `data` with the native i386 build's.
+fn pe_compresses_as_the_native_i386_build(host: &str, data: &[u8]) {
+    let native = native_runner(native_oracle());
+    let binary = recompile("recipes/real-xz-pe.ron", host);
+    let ours = rpt_runner(&binary, host);
+    compare_runs(&format!("rpt's PE on {host} against native i386"), data, &ours, &native);
+}
+
+/// The input of the runs on the foreign hosts, whose programs run under qemu-user (LoongArch64
+/// about 80 times slower than native code): about 30 KB, still several LZMA2 chunks' worth of
+/// matches, and every compression, decompression and damaged stream of the full run.
+fn foreign_input() -> Vec<u8> {
+    make_input(
+        0x5eed_0fa4_c4c4,
+        "liblzma range coder match finder delta filter",
+        2_500,
+        12_000,
+    )
+}
+
+// The foreign hosts: each compile of liblzma and xz's 900 functions (and, for the DOL, static
+// glibc's 2,000) for one more host costs CI minutes it does not have, so scripts/host-matrix.sh
+// runs these (`cargo test -p rpt-tests --test real_xz -- --ignored 64`).
+
+#[test]
+#[ignore = "a long compile: scripts/host-matrix.sh runs it"]
+fn the_pe_recompiled_for_aarch64_compresses_as_the_native_i386_build() {
+    pe_compresses_as_the_native_i386_build("aarch64", &foreign_input());
+}
+
+#[test]
+#[ignore = "a long compile: scripts/host-matrix.sh runs it"]
+fn the_dol_recompiled_for_aarch64_compresses_as_qemu_ppc() {
+    dol_compresses_as_qemu_ppc("aarch64", &foreign_input());
+}
+
+#[test]
+#[ignore = "a long compile: scripts/host-matrix.sh runs it"]
+fn the_pe_recompiled_for_loongarch64_compresses_as_the_native_i386_build() {
+    pe_compresses_as_the_native_i386_build("loongarch64", &foreign_input());
+}
+
+#[test]
+#[ignore = "a long compile: scripts/host-matrix.sh runs it"]
+fn the_dol_recompiled_for_loongarch64_compresses_as_qemu_ppc() {
+    dol_compresses_as_qemu_ppc("loongarch64", &foreign_input());
 }

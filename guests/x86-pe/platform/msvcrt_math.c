@@ -6,8 +6,9 @@
  *   through the guest's x87 model (rpt_x86_set_st0_f64 in x86_runtime.c).
  * - The transcendental functions use the host's libm (glibc on glibc hosts), which may differ
  *   from msvcrt's in the last bit for some arguments; sqrt, floor, ceil, fabs, fmod, ldexp,
- *   frexp and modf are exact everywhere. Hosts without a C library have no libm: there only
- *   sqrt, fabs, _isnan and _finite exist (they are single instructions), see below.
+ *   frexp and modf are exact everywhere. Hosts without a C library (LoongArch64 here) have no
+ *   libm: there they run on the software x87 unit's 128-bit float (guest/x87_soft_libm.h),
+ *   correctly rounded as glibc's nearly always are, so every host prints the same digits.
  * - Time: the host's clock. There are no time zones: local time is UTC, _timezone and _daylight
  *   are 0. clock() counts milliseconds since start-up (msvcrt's clock is wall time, not CPU time).
  *   Times before 1970 are not representable (gmtime and localtime return NULL, as msvcrt does).
@@ -32,6 +33,15 @@
 
 /* ---------------------------------------------------------------- math.h */
 
+/* The C library's function `f` (clang turns the builtins into calls of sin, floor, ...), or its
+ * counterpart in x87_soft_math.h where the host has no C library. */
+#if __STDC_HOSTED__
+#define RPT_LIBM(f) __builtin_##f
+#else
+#include "x87_soft_math.h"
+#define RPT_LIBM(f) rpt_x86_soft_##f
+#endif
+
 RPT_MSVCRT_UNARY(sqrt, __builtin_sqrt)
 
 RPT_MSVCRT_UNARY(fabs, __builtin_fabs)
@@ -48,47 +58,41 @@ void rpt_win32_msvcrt__finite(struct cpu *restrict c)
 	rpt_win32_return_cdecl(c, __builtin_isfinite(rpt_win32_arg_f64(c, 0)) ? 1u : 0u);
 }
 
-/* The rest call the C library's math functions (clang turns these builtins into calls of sin,
- * floor, ...), which only a hosted C implementation has. On a freestanding host (LoongArch64 here)
- * they are left out, so an image importing one of them fails to link there with the import's
- * extern named as an undefined symbol (rpt_win32_msvcrt_sin); docs/win32-console.md lists them. */
-#if __STDC_HOSTED__
+RPT_MSVCRT_UNARY(sin, RPT_LIBM(sin))
 
-RPT_MSVCRT_UNARY(sin, __builtin_sin)
+RPT_MSVCRT_UNARY(cos, RPT_LIBM(cos))
 
-RPT_MSVCRT_UNARY(cos, __builtin_cos)
+RPT_MSVCRT_UNARY(tan, RPT_LIBM(tan))
 
-RPT_MSVCRT_UNARY(tan, __builtin_tan)
+RPT_MSVCRT_UNARY(asin, RPT_LIBM(asin))
 
-RPT_MSVCRT_UNARY(asin, __builtin_asin)
+RPT_MSVCRT_UNARY(acos, RPT_LIBM(acos))
 
-RPT_MSVCRT_UNARY(acos, __builtin_acos)
+RPT_MSVCRT_UNARY(atan, RPT_LIBM(atan))
 
-RPT_MSVCRT_UNARY(atan, __builtin_atan)
+RPT_MSVCRT_UNARY(sinh, RPT_LIBM(sinh))
 
-RPT_MSVCRT_UNARY(sinh, __builtin_sinh)
+RPT_MSVCRT_UNARY(cosh, RPT_LIBM(cosh))
 
-RPT_MSVCRT_UNARY(cosh, __builtin_cosh)
+RPT_MSVCRT_UNARY(tanh, RPT_LIBM(tanh))
 
-RPT_MSVCRT_UNARY(tanh, __builtin_tanh)
+RPT_MSVCRT_UNARY(exp, RPT_LIBM(exp))
 
-RPT_MSVCRT_UNARY(exp, __builtin_exp)
+RPT_MSVCRT_UNARY(log, RPT_LIBM(log))
 
-RPT_MSVCRT_UNARY(log, __builtin_log)
+RPT_MSVCRT_UNARY(log10, RPT_LIBM(log10))
 
-RPT_MSVCRT_UNARY(log10, __builtin_log10)
+RPT_MSVCRT_UNARY(floor, RPT_LIBM(floor))
 
-RPT_MSVCRT_UNARY(floor, __builtin_floor)
+RPT_MSVCRT_UNARY(ceil, RPT_LIBM(ceil))
 
-RPT_MSVCRT_UNARY(ceil, __builtin_ceil)
+RPT_MSVCRT_BINARY(atan2, RPT_LIBM(atan2))
 
-RPT_MSVCRT_BINARY(atan2, __builtin_atan2)
+RPT_MSVCRT_BINARY(pow, RPT_LIBM(pow))
 
-RPT_MSVCRT_BINARY(pow, __builtin_pow)
+RPT_MSVCRT_BINARY(fmod, RPT_LIBM(fmod))
 
-RPT_MSVCRT_BINARY(fmod, __builtin_fmod)
-
-RPT_MSVCRT_BINARY(_hypot, __builtin_hypot)
+RPT_MSVCRT_BINARY(_hypot, RPT_LIBM(hypot))
 
 RPT_MSVCRT(ldexp);
 RPT_MSVCRT(frexp);
@@ -97,14 +101,14 @@ RPT_MSVCRT(modf);
 /* double ldexp(double x, int e) */
 void rpt_win32_msvcrt_ldexp(struct cpu *restrict c)
 {
-	rpt_win32_return_cdecl_f64(c, __builtin_ldexp(rpt_win32_arg_f64(c, 0), (int)rpt_win32_arg(c, 2)));
+	rpt_win32_return_cdecl_f64(c, RPT_LIBM(ldexp)(rpt_win32_arg_f64(c, 0), (int)rpt_win32_arg(c, 2)));
 }
 
 /* double frexp(double x, int *e) */
 void rpt_win32_msvcrt_frexp(struct cpu *restrict c)
 {
 	int e = 0;
-	double m = __builtin_frexp(rpt_win32_arg_f64(c, 0), &e);
+	double m = RPT_LIBM(frexp)(rpt_win32_arg_f64(c, 0), &e);
 	rpt_store_u32_le(rpt_win32_arg(c, 2), (uint32_t)e);
 	rpt_win32_return_cdecl_f64(c, m);
 }
@@ -113,13 +117,12 @@ void rpt_win32_msvcrt_frexp(struct cpu *restrict c)
 void rpt_win32_msvcrt_modf(struct cpu *restrict c)
 {
 	double x = rpt_win32_arg_f64(c, 0);
-	double whole = __builtin_trunc(x);
+	double whole = RPT_LIBM(trunc)(x);
 	double frac = __builtin_isinf(x) ? __builtin_copysign(0.0, x) : x - whole;
 	rpt_store_f64_le(rpt_win32_arg(c, 2), whole);
 	rpt_win32_return_cdecl_f64(c, frac);
 }
 
-#endif /* __STDC_HOSTED__ */
 
 /* ---------------------------------------------------------------- time.h */
 

@@ -436,6 +436,8 @@ static struct rpt_f80 unit_constant(uint16_t cw, unsigned op)
 #else /* not x86-64: the software unit */
 
 #include "x87_soft.h"
+/* msvcrt's math functions for hosts without a libm, on the same 128-bit float. */
+#include "x87_soft_libm.h"
 
 #endif
 

@@ -125,3 +125,12 @@ static const struct x87_xr_const x87_consts[8] = {
 	{ 0, -1, 0xa2f9836e4e441529ull, 0xfc2757d1f534ddc1ull }, /* 2/pi */
 	{ 0, 0, 0xb504f333f9de6484ull, 0x597d89b3754abe9full }, /* sqrt 2 */
 };
+
+/* pi/2 as the sum of three parts of 64 significant bits each (the 192 leading bits, the last
+ * part rounded): q times each part is exact in 128 bits, which the math functions' argument
+ * reduction (x87_soft_libm.h) needs. */
+static const struct x87_xr_const x87_pi_2_parts[3] = {
+	{ 0, 0, 0xc90fdaa22168c234ull, 0x0000000000000000ull }, /* pi/2, bits 0 to -63 */
+	{ 0, -64, 0xc4c6628b80dc1cd1ull, 0x0000000000000000ull }, /* pi/2, bits -64 to -127 */
+	{ 0, -130, 0xa4093822299f31d0ull, 0x0000000000000000ull }, /* pi/2, bits -128 to -191, rounded */
+};

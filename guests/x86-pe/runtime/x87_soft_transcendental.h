@@ -220,15 +220,11 @@ static struct x87_xr x87_reduce(struct x87_val u, uint64_t *quadrant)
 	return x; /* not reached: the estimate is never two off */
 }
 
-/* fsin, fcos, fsincos and fptan of a finite nonzero x with |x| < 2^63. */
-static void x87_trig(unsigned op, struct x87_val u, uint16_t cw, struct rpt_f80 *r, struct rpt_f80 *pushed,
-		     uint16_t *flags)
+/* sin x and cos x from r = x - q pi/2 (|r| <= pi/4) and q's low bits. */
+static void xr_sin_cos_quadrant(struct x87_xr red, uint64_t q, struct x87_xr *sin_out, struct x87_xr *cos_out)
 {
-	uint64_t q;
-	struct x87_xr red = x87_reduce(u, &q), s, c;
+	struct x87_xr s, c, sin_x, cos_x;
 	xr_sin_cos(red, &s, &c);
-	/* sin(x) and cos(x) from the quadrant; sin is odd, cos even. */
-	struct x87_xr sin_x, cos_x;
 	switch (q & 3) {
 	case 0:
 		sin_x = s;
@@ -247,8 +243,27 @@ static void x87_trig(unsigned op, struct x87_val u, uint16_t cw, struct rpt_f80 
 		cos_x = s;
 		break;
 	}
+	*sin_out = sin_x;
+	*cos_out = cos_x;
+}
+
+/* sin x and cos x of a finite nonzero x with |x| < 2^63, reduced as the FPU reduces. */
+static void x87_sin_cos_xr(struct x87_val u, struct x87_xr *sin_out, struct x87_xr *cos_out)
+{
+	uint64_t q;
+	struct x87_xr red = x87_reduce(u, &q);
+	xr_sin_cos_quadrant(red, q, sin_out, cos_out);
+	/* sin is odd, cos even */
 	if (u.sign)
-		sin_x = xr_neg(sin_x);
+		*sin_out = xr_neg(*sin_out);
+}
+
+/* fsin, fcos, fsincos and fptan of a finite nonzero x with |x| < 2^63. */
+static void x87_trig(unsigned op, struct x87_val u, uint16_t cw, struct rpt_f80 *r, struct rpt_f80 *pushed,
+		     uint16_t *flags)
+{
+	struct x87_xr sin_x, cos_x;
+	x87_sin_cos_xr(u, &sin_x, &cos_x);
 	switch (op) {
 	case X87_FSIN:
 		*r = xr_round(sin_x, cw, flags);
@@ -358,6 +373,42 @@ static struct rpt_f80 x87_signed_inf(int sign)
 	return r;
 }
 
+/* atan2(y, x) of finite values (zeros allowed, with their signs): the angle's quadrant from the
+ * signs, its size from atan of the smaller ratio. A zero result is a zero of y's sign. */
+static struct x87_xr xr_atan2_finite(struct x87_xr y, struct x87_xr x)
+{
+	struct x87_xr angle = { 0, 0, 0 };
+	if (!y.s) {
+		if (x.sign)
+			angle = xr_const(&x87_consts[X87_PI]);
+	} else if (!x.s) {
+		angle = xr_const(&x87_consts[X87_PI_2]);
+	} else {
+		struct x87_xr xv = x, yv = y;
+		xv.sign = yv.sign = 0;
+		int steep = yv.exp > xv.exp || (yv.exp == xv.exp && yv.s > xv.s);
+		angle = steep ? xr_sub(xr_const(&x87_consts[X87_PI_2]), xr_atan(xr_div(xv, yv))) : xr_atan(xr_div(yv, xv));
+		if (x.sign)
+			angle = xr_sub(xr_const(&x87_consts[X87_PI]), angle);
+	}
+	angle.sign = y.sign;
+	return angle;
+}
+
+/* atan2(y, x) of two values that are not NaNs, infinities included. */
+static struct x87_xr xr_atan2(struct x87_val y, struct x87_val x)
+{
+	struct x87_xr angle = { 0, 0, 0 };
+	if (y.cls == X87_INF)
+		angle = xr_const(&x87_consts[x.cls == X87_INF ? (x.sign ? X87_3PI_4 : X87_PI_4) : X87_PI_2]);
+	else if (x.cls == X87_INF && x.sign)
+		angle = xr_const(&x87_consts[X87_PI]);
+	else if (x.cls != X87_INF)
+		return xr_atan2_finite(xr_of(y), xr_of(x));
+	angle.sign = y.sign;
+	return angle;
+}
+
 /* fpatan: atan2(st(1) = y, st(0) = x). */
 static uint16_t x87_soft_fpatan(uint16_t cw, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *r)
 {
@@ -369,33 +420,7 @@ static uint16_t x87_soft_fpatan(uint16_t cw, struct rpt_f80 a, struct rpt_f80 b,
 	}
 	if (x.denormal || y.denormal)
 		flags |= SW_DE;
-	struct x87_xr angle;
-	if (y.cls == X87_ZERO) {
-		if (!x.sign) {
-			*r = x87_make(y.sign, 0, 0);
-			return flags;
-		}
-		angle = xr_const(&x87_consts[X87_PI]);
-	} else if (y.cls == X87_INF) {
-		angle = xr_const(&x87_consts[x.cls == X87_INF ? (x.sign ? X87_3PI_4 : X87_PI_4) : X87_PI_2]);
-	} else if (x.cls == X87_ZERO) {
-		angle = xr_const(&x87_consts[X87_PI_2]);
-	} else if (x.cls == X87_INF) {
-		if (!x.sign) {
-			*r = x87_make(y.sign, 0, 0);
-			return flags;
-		}
-		angle = xr_const(&x87_consts[X87_PI]);
-	} else {
-		struct x87_xr xv = xr_of(x), yv = xr_of(y);
-		xv.sign = yv.sign = 0;
-		int steep = yv.exp > xv.exp || (yv.exp == xv.exp && yv.s > xv.s);
-		angle = steep ? xr_sub(xr_const(&x87_consts[X87_PI_2]), xr_atan(xr_div(xv, yv))) : xr_atan(xr_div(yv, xv));
-		if (x.sign)
-			angle = xr_sub(xr_const(&x87_consts[X87_PI]), angle);
-	}
-	angle.sign = y.sign;
-	*r = xr_round(angle, cw, &flags);
+	*r = xr_round(xr_atan2(y, x), cw, &flags);
 	return flags;
 }
 
@@ -500,8 +525,13 @@ static uint16_t x87_soft_fyl2x(uint16_t cw, int plus_one, struct rpt_f80 a, stru
 	return (uint16_t)(flags | denormal);
 }
 
-/* f2xm1: 2^x - 1 = expm1(x ln 2), by the series u * (1 + u/2 + u^2/6 + ...) (28 terms for
- * |u| <= ln 2: below 2^-130). */
+/* e^u - 1 for |u| <= ln 2, by the series u * (1 + u/2 + u^2/6 + ...) (28 terms: below 2^-130). */
+static struct x87_xr xr_expm1_small(struct x87_xr u)
+{
+	return xr_mul(u, xr_poly(u, x87_expm1_coeffs, 28));
+}
+
+/* f2xm1: 2^x - 1 = expm1(x ln 2). */
 static uint16_t x87_soft_f2xm1(uint16_t cw, struct rpt_f80 a, struct rpt_f80 *r)
 {
 	uint16_t flags = 0;
@@ -527,7 +557,7 @@ static uint16_t x87_soft_f2xm1(uint16_t cw, struct rpt_f80 a, struct rpt_f80 *r)
 			return flags;
 		}
 		struct x87_xr u = xr_mul(xr_of(x), xr_const(&x87_consts[X87_LN2]));
-		*r = xr_round(xr_mul(u, xr_poly(u, x87_expm1_coeffs, 28)), cw, &flags);
+		*r = xr_round(xr_expm1_small(u), cw, &flags);
 		return flags;
 	}
 	/* Beyond [-1, 1], where the CPU's result is undefined: 2^n * 2^f - 1 with n the integer nearest
@@ -545,7 +575,7 @@ static uint16_t x87_soft_f2xm1(uint16_t cw, struct rpt_f80 a, struct rpt_f80 *r)
 		n = -n;
 	struct x87_xr f = xr_sub(xr_of(x), xr_int(n));
 	struct x87_xr u = xr_mul(f, xr_const(&x87_consts[X87_LN2]));
-	struct x87_xr p = xr_add(xr_mul(u, xr_poly(u, x87_expm1_coeffs, 28)), xr_int(1));
+	struct x87_xr p = xr_add(xr_expm1_small(u), xr_int(1));
 	p.exp += n;
 	*r = xr_round(xr_sub(p, xr_int(1)), cw, &flags);
 	return flags;

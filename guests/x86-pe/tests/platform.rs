@@ -9,6 +9,7 @@ mod common;
 #[path = "../../../framework/runtime/tests/common/mod.rs"]
 mod host_support;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -49,8 +50,8 @@ fn cpu_header() -> String {
     out
 }
 
-/// Stands in for the emitter's functab.c, image.c and one lifted function.
-const FAKE_GUEST: &str = r#"
+/// Stands in for the emitter's functab.c and image.c, with what the stand-ins for lifted code share.
+const FAKE_PRELUDE: &str = r#"
 #include "cpu.h"
 
 void rpt_win32_KERNEL32_GetStdHandle(struct cpu *restrict c);
@@ -140,6 +141,10 @@ static void write_text(struct cpu *c, const char *s)
 	write_guest(c, BUF, n);
 }
 
+"#;
+
+/// Stands in for one lifted function that calls the platform's KERNEL32 and msvcrt functions.
+const FAKE_GUEST: &str = r#"
 static void write_hex(struct cpu *c, uint32_t v)
 {
 	char text[10];
@@ -229,10 +234,188 @@ void f_00401000(struct cpu *restrict c)
 }
 "#;
 
+/// Stands in for lifted code that calls msvcrt's math functions: each case prints a line
+/// `name x y result` (the doubles' bits in hex; y is 0 for one-argument functions). The arguments
+/// come from a fixed generator built on the bits (no math library needed to make them): magnitudes
+/// spread evenly over each function's interesting exponents, and the special values.
+const MATH_GUEST: &str = r#"
+#define MATH_FN(name) void rpt_win32_msvcrt_##name(struct cpu *restrict c);
+MATH_FN(sin) MATH_FN(cos) MATH_FN(tan) MATH_FN(asin) MATH_FN(acos) MATH_FN(atan) MATH_FN(atan2)
+MATH_FN(sinh) MATH_FN(cosh) MATH_FN(tanh) MATH_FN(exp) MATH_FN(log) MATH_FN(log10) MATH_FN(pow)
+MATH_FN(fmod) MATH_FN(_hypot) MATH_FN(floor) MATH_FN(ceil) MATH_FN(ldexp) MATH_FN(frexp) MATH_FN(modf)
+
+static uint64_t state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next(void)
+{
+	state ^= state << 13;
+	state ^= state >> 7;
+	state ^= state << 17;
+	return state;
+}
+
+static double from_bits(uint64_t b)
+{
+	double d;
+	__builtin_memcpy(&d, &b, 8);
+	return d;
+}
+
+static uint64_t to_bits(double d)
+{
+	uint64_t b;
+	__builtin_memcpy(&b, &d, 8);
+	return b;
+}
+
+/* A double with a random significand and a binary exponent in [lo, hi]; negative half the time
+ * when `signed_`. */
+static double random_double(int lo, int hi, int signed_)
+{
+	uint64_t r = next();
+	uint64_t e = (uint64_t)(lo + (int)(r % (uint64_t)(hi - lo + 1)) + 1023);
+	uint64_t sign = signed_ && (next() & 1) ? 1ull << 63 : 0;
+	return from_bits(sign | (e << 52) | (next() >> 12));
+}
+
+static void put_hex64(char *out, uint64_t v)
+{
+	for (int i = 0; i < 16; i++)
+		out[i] = "0123456789abcdef"[(v >> (60 - 4 * i)) & 15];
+}
+
+/* Calls a cdecl `double f(double[, double])` or `double f(double, int)` and takes the result off
+ * the x87 stack, where the i386 ABI leaves it. */
+static double call_math(struct cpu *c, rpt_fn f, int arity, double x, double y, uint32_t int_arg)
+{
+	uint64_t xb = to_bits(x), yb = to_bits(y);
+	uint32_t args[4] = { (uint32_t)xb, (uint32_t)(xb >> 32), (uint32_t)yb, (uint32_t)(yb >> 32) };
+	if (arity == 3)
+		args[2] = int_arg;
+	call_cdecl(c, f, arity == 1 ? 2u : arity == 2 ? 4u : 3u, args);
+	return from_bits(rpt_helper_x87_store(c, 1 /* f64 */, 1 /* pop */));
+}
+
+static void report(struct cpu *c, const char *name, double x, double y, double r)
+{
+	char line[96];
+	uint32_t n = 0;
+	while (name[n]) {
+		line[n] = name[n];
+		n++;
+	}
+	line[n++] = ' ';
+	put_hex64(line + n, to_bits(x));
+	n += 16;
+	line[n++] = ' ';
+	put_hex64(line + n, to_bits(y));
+	n += 16;
+	line[n++] = ' ';
+	put_hex64(line + n, to_bits(r));
+	n += 16;
+	line[n++] = '\n';
+	line[n] = 0;
+	write_text(c, line);
+}
+
+struct unary {
+	const char *name;
+	rpt_fn f;
+	int lo, hi, signed_;
+	double special[6];
+};
+
+struct binary {
+	const char *name;
+	rpt_fn f;
+	int xlo, xhi, ylo, yhi, xsigned, ysigned;
+};
+
+#define CASES 300
+
+void f_00401000(struct cpu *restrict c)
+{
+	uint32_t std_output = 0xfffffff5u;
+	out_handle = call(c, rpt_win32_KERNEL32_GetStdHandle, 1, &std_output);
+	const double inf = from_bits(0x7ff0000000000000ull), nan = from_bits(0x7ff8000000000000ull);
+	const double tiny = from_bits(1); /* the smallest subnormal */
+	static const struct unary unary[] = {
+		{ "sin", rpt_win32_msvcrt_sin, -30, 20, 1, { 0 } },
+		{ "cos", rpt_win32_msvcrt_cos, -30, 20, 1, { 0 } },
+		{ "tan", rpt_win32_msvcrt_tan, -30, 20, 1, { 0 } },
+		{ "asin", rpt_win32_msvcrt_asin, -30, -1, 1, { 0 } },
+		{ "acos", rpt_win32_msvcrt_acos, -30, -1, 1, { 0 } },
+		{ "atan", rpt_win32_msvcrt_atan, -30, 30, 1, { 0 } },
+		{ "sinh", rpt_win32_msvcrt_sinh, -30, 9, 1, { 0 } },
+		{ "cosh", rpt_win32_msvcrt_cosh, -30, 9, 1, { 0 } },
+		{ "tanh", rpt_win32_msvcrt_tanh, -30, 5, 1, { 0 } },
+		{ "exp", rpt_win32_msvcrt_exp, -30, 9, 1, { 0 } },
+		{ "log", rpt_win32_msvcrt_log, -1022, 1023, 0, { 0 } },
+		{ "log10", rpt_win32_msvcrt_log10, -1022, 1023, 0, { 0 } },
+		{ "floor", rpt_win32_msvcrt_floor, -3, 60, 1, { 0 } },
+		{ "ceil", rpt_win32_msvcrt_ceil, -3, 60, 1, { 0 } },
+	};
+	static const struct binary binary[] = {
+		{ "atan2", rpt_win32_msvcrt_atan2, -20, 20, -20, 20, 1, 1 },
+		{ "pow", rpt_win32_msvcrt_pow, -8, 8, -4, 5, 0, 1 },
+		{ "fmod", rpt_win32_msvcrt_fmod, -10, 200, -10, 30, 1, 1 },
+		{ "_hypot", rpt_win32_msvcrt__hypot, -600, 600, -600, 600, 1, 1 },
+	};
+	/* The special values every function meets, then the exact cases the hosts must agree on to the
+	 * bit: integers, powers and logarithms whose results are representable. */
+	const double specials[] = { 0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 10.0, 1000.0, 1e-300, tiny, inf, -inf, nan,
+				    3.0, 1e22, 9007199254740993.0, 1e300, 700.0, -745.5, 0.1 };
+	const uint32_t nspecials = sizeof specials / sizeof specials[0];
+	for (uint32_t u = 0; u < sizeof unary / sizeof unary[0]; u++) {
+		for (uint32_t i = 0; i < nspecials; i++) {
+			double x = specials[i];
+			report(c, unary[u].name, x, 0.0, call_math(c, unary[u].f, 1, x, 0.0, 0));
+		}
+		for (int i = 0; i < CASES; i++) {
+			double x = random_double(unary[u].lo, unary[u].hi, unary[u].signed_);
+			report(c, unary[u].name, x, 0.0, call_math(c, unary[u].f, 1, x, 0.0, 0));
+		}
+	}
+	for (uint32_t b = 0; b < sizeof binary / sizeof binary[0]; b++) {
+		for (uint32_t i = 0; i < nspecials; i++)
+			for (uint32_t j = 0; j < nspecials; j += 1) {
+				double x = specials[i], y = specials[j];
+				report(c, binary[b].name, x, y, call_math(c, binary[b].f, 2, x, y, 0));
+			}
+		for (int i = 0; i < CASES; i++) {
+			double x = random_double(binary[b].xlo, binary[b].xhi, binary[b].xsigned);
+			double y = random_double(binary[b].ylo, binary[b].yhi, binary[b].ysigned);
+			report(c, binary[b].name, x, y, call_math(c, binary[b].f, 2, x, y, 0));
+		}
+	}
+	/* pow of negative bases: integer exponents (odd and even) and fractional ones (NaN). */
+	for (int i = 0; i < 60; i++) {
+		double x = -random_double(-4, 4, 0), y = (double)(int)(next() % 41) - 20.0;
+		if (i % 3 == 0)
+			y += 0.5;
+		report(c, "pow", x, y, call_math(c, rpt_win32_msvcrt_pow, 2, x, y, 0));
+	}
+	/* ldexp (exponent in y as an integer), frexp (the exponent it stores in y), modf (the whole part
+	 * it stores in y). */
+	for (uint32_t i = 0; i < nspecials + CASES; i++) {
+		double x = i < nspecials ? specials[i] : random_double(-1074, 1023, 1);
+		int32_t e = (int32_t)(next() % 2400) - 1200;
+		report(c, "ldexp", x, (double)e, call_math(c, rpt_win32_msvcrt_ldexp, 3, x, 0.0, (uint32_t)e));
+		double m = call_math(c, rpt_win32_msvcrt_frexp, 3, x, 0.0, 0x00500400u);
+		report(c, "frexp", x, (double)(int32_t)rpt_load_u32_le(0x00500400u), m);
+		double f = call_math(c, rpt_win32_msvcrt_modf, 3, x, 0.0, 0x00500400u);
+		report(c, "modf", x, from_bits(rpt_load_u64_le(0x00500400u)), f);
+	}
+	uint32_t code = 43;
+	call(c, rpt_win32_KERNEL32_ExitProcess, 1, &code);
+	rpt_process_exit(95);
+}
+"#;
+
 /// Writes the runtime (with the C-library host part or the host's shim), `cpu.h`, the platform and
 /// the fake guest into `dir`, compiles each with the host's own flags (warnings are errors; the
 /// guest's files also get -Wmissing-prototypes and plain C11) and links them with the host's flags.
-fn build_for(host: &dyn HostPlugin, dir: &Path) -> PathBuf {
+fn build_for(host: &dyn HostPlugin, dir: &Path, guest: &str) -> PathBuf {
     let mut files = runtime_for(host);
     let runtime_count = files.len();
     files.extend(
@@ -246,7 +429,7 @@ fn build_for(host: &dyn HostPlugin, dir: &Path) -> PathBuf {
     });
     files.push(SourceFile {
         path: "fake_guest.c".into(),
-        contents: FAKE_GUEST.into(),
+        contents: format!("{FAKE_PRELUDE}{guest}"),
     });
     for f in &files {
         let path = dir.join(&f.path);
@@ -292,7 +475,7 @@ fn the_c_parts_compile_cleanly_and_behave_on_every_host() {
     for host in hosts() {
         let name = host.info().name;
         let dir = common::scratch(&format!("platform-{name}"));
-        let exe = build_for(host.as_ref(), &dir);
+        let exe = build_for(host.as_ref(), &dir, FAKE_GUEST);
         let mut cmd = command_on(host.as_ref(), &exe);
         let out = cmd
             .args(["alpha", "b c", "q\"x", "", "tail\\"])
@@ -327,5 +510,148 @@ fn the_c_parts_compile_cleanly_and_behave_on_every_host() {
             stdout.ends_with("T\r\n00000002\nB\n00000000\n00001000\nffffffff\nffffffff\nffffffff\n"),
             "{name}: {stdout:?}"
         );
+    }
+}
+
+/// One line of the math stand-in's output: the function, its arguments and its result, as bits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct MathCase<'a> {
+    name: &'a str,
+    x: u64,
+    y: u64,
+    result: u64,
+}
+
+fn math_cases(stdout: &str) -> Vec<MathCase<'_>> {
+    stdout
+        .lines()
+        .map(|line| {
+            let fields: Vec<&str> = line.split(' ').collect();
+            let bits = |i: usize| u64::from_str_radix(fields[i], 16).unwrap_or_else(|_| panic!("a hex field: {line}"));
+            MathCase {
+                name: fields[0],
+                x: bits(1),
+                y: bits(2),
+                result: bits(3),
+            }
+        })
+        .collect()
+}
+
+/// How far apart two doubles are in units in the last place (their ordinals' distance); NaNs are
+/// all alike (the hosts' default NaNs differ in sign: glibc's is positive, the x87's negative).
+fn ulps_apart(a: u64, b: u64) -> u64 {
+    let (fa, fb) = (f64::from_bits(a), f64::from_bits(b));
+    if fa.is_nan() || fb.is_nan() {
+        return if fa.is_nan() && fb.is_nan() { 0 } else { u64::MAX };
+    }
+    let ordinal = |bits: u64| -> i128 {
+        if bits >> 63 == 1 {
+            -i128::from(bits & !(1 << 63))
+        } else {
+            i128::from(bits)
+        }
+    };
+    (ordinal(a) - ordinal(b)).unsigned_abs().try_into().unwrap_or(u64::MAX)
+}
+
+/// msvcrt's math functions on every host: x86-64 and AArch64 call glibc's libm, LoongArch64 (no C
+/// library) the software x87 unit's 128-bit float (x87_soft_libm.h). Every result must equal
+/// x86-64's, or for the transcendental functions lie within one unit in the last place of it (glibc
+/// is not always correctly rounded, and neither side is exact to the last bit in every case), in
+/// at most 1% of the cases (today: none but one AArch64 `_hypot`), or two units for glibc's sinh,
+/// cosh and tanh, which its manual says are that far off; the exact functions (floor, ceil, fmod, ldexp,
+/// frexp, modf) and exact results (pow(10, 3), log10(1000), exp(0), ...) agree to the bit. Not
+/// compared: sin, cos and tan beyond 2^63, where msvcrt's reduction by the x87's 2 pi (which the
+/// software one follows) and glibc's exact one part ways.
+#[test]
+fn math_functions_agree_on_every_host() {
+    let mut outputs = Vec::new();
+    for host in hosts() {
+        let name = host.info().name;
+        let dir = common::scratch(&format!("platform-math-{name}"));
+        let exe = build_for(host.as_ref(), &dir, MATH_GUEST);
+        let out = command_on(host.as_ref(), &exe)
+            .output()
+            .expect("run (qemu-user runs the foreign hosts)");
+        assert_eq!(
+            out.status.code(),
+            Some(43),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        outputs.push((name, String::from_utf8(out.stdout).expect("ASCII")));
+    }
+    let reference = outputs
+        .iter()
+        .find(|(name, _)| *name == "x86-64")
+        .expect("the x86-64 host");
+    let expected = math_cases(&reference.1);
+    assert!(expected.len() > 8000, "{} cases", expected.len());
+    let exact = |f: &str, x: f64, y: f64, want: f64| {
+        let case = expected
+            .iter()
+            .find(|c| c.name == f && c.x == x.to_bits() && c.y == y.to_bits())
+            .unwrap_or_else(|| panic!("no case {f}({x}, {y})"));
+        assert_eq!(f64::from_bits(case.result), want, "x86-64: {f}({x}, {y})");
+    };
+    exact("pow", 10.0, 3.0, 1000.0);
+    exact("pow", 2.0, 10.0, 1024.0);
+    exact("pow", -1.0, f64::INFINITY, 1.0);
+    exact("log10", 1000.0, 0.0, 3.0);
+    exact("exp", 0.0, 0.0, 1.0);
+    for (name, stdout) in &outputs {
+        let got = math_cases(stdout);
+        assert_eq!(got.len(), expected.len(), "{name}: as many cases as x86-64");
+        let mut near: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut totals: BTreeMap<&str, usize> = BTreeMap::new();
+        for (g, e) in got.iter().zip(&expected) {
+            assert_eq!((g.name, g.x, g.y), (e.name, e.x, e.y), "{name}: the same case");
+            *totals.entry(g.name).or_default() += 1;
+            let beyond_trig_range =
+                matches!(g.name, "sin" | "cos" | "tan") && f64::from_bits(g.x).abs() >= 2f64.powi(63);
+            if beyond_trig_range {
+                continue;
+            }
+            let apart = ulps_apart(g.result, e.result);
+            let exact_function = matches!(g.name, "floor" | "ceil" | "fmod" | "ldexp" | "frexp" | "modf");
+            // Small integral results (pow(3, 2), log10(1000), cos(0)) are exact wherever computed.
+            let expected_value = f64::from_bits(e.result);
+            let integral = expected_value.fract() == 0.0 && expected_value.abs() < 2f64.powi(53);
+            let show = || {
+                format!(
+                    "{name}: {}({:e} [{:016x}], {:e}) = {:e} [{:016x}], x86-64 {:e} [{:016x}]",
+                    g.name,
+                    f64::from_bits(g.x),
+                    g.x,
+                    f64::from_bits(g.y),
+                    f64::from_bits(g.result),
+                    g.result,
+                    f64::from_bits(e.result),
+                    e.result
+                )
+            };
+            // glibc's sinh, cosh and tanh are off by up to two units (its manual's table of known
+            // errors); the software ones are correctly rounded there (checked against mpmath).
+            let glibc_loose = matches!(g.name, "sinh" | "cosh" | "tanh");
+            if exact_function || integral {
+                assert_eq!(apart, 0, "{}", show());
+            } else if glibc_loose {
+                assert!(apart <= 2, "{}", show());
+            } else {
+                assert!(apart <= 1, "{}", show());
+                if apart == 1 {
+                    eprintln!("one ulp apart: {}", show());
+                    *near.entry(g.name).or_default() += 1;
+                }
+            }
+        }
+        for (f, n) in &near {
+            assert!(
+                n * 100 <= totals[f],
+                "{name}: {f} is one ulp from glibc in {n} of {} cases",
+                totals[f]
+            );
+        }
     }
 }

@@ -43,7 +43,7 @@ pub struct Platform {
 pub const PLATFORMS: &[Platform] = &[win32_console::PLATFORM];
 
 /// The guest's own C part, shared by every platform.
-const GUEST_RUNTIME: [(&str, &str); 6] = [
+const GUEST_RUNTIME: [(&str, &str); 8] = [
     ("guest/x86_runtime.c", include_str!("../../runtime/x86_runtime.c")),
     ("guest/x87.c", include_str!("../../runtime/x87.c")),
     ("guest/x87_soft.h", include_str!("../../runtime/x87_soft.h")),
@@ -55,6 +55,8 @@ const GUEST_RUNTIME: [(&str, &str); 6] = [
         "guest/x87_soft_tables.h",
         include_str!("../../runtime/x87_soft_tables.h"),
     ),
+    ("guest/x87_soft_libm.h", include_str!("../../runtime/x87_soft_libm.h")),
+    ("guest/x87_soft_math.h", include_str!("../../runtime/x87_soft_math.h")),
     ("guest/x87_f64.h", include_str!("../../runtime/x87_f64.h")),
 ];
 
