@@ -53,18 +53,25 @@ fn scratch() -> &'static Path {
     DIR.get_or_init(|| tempfile::tempdir().expect("tempdir")).path()
 }
 
-/// `rpt run` of the sample's recipe, once per sample for both of its tests: its output, and the
-/// generation it left.
+/// `rpt run` of the sample's recipe on x86-64, once per sample for both of its tests: its output,
+/// and the generation it left.
 fn recompiled(sample: &Sample) -> (Output, PathBuf) {
-    static RUNS: Mutex<BTreeMap<&'static str, (Output, PathBuf)>> = Mutex::new(BTreeMap::new());
+    recompiled_on(sample, "x86-64")
+}
+
+/// The same for `host` (AArch64 and LoongArch64 run under qemu-user).
+fn recompiled_on(sample: &Sample, host: &'static str) -> (Output, PathBuf) {
+    type Runs = BTreeMap<(&'static str, &'static str), (Output, PathBuf)>;
+    static RUNS: Mutex<Runs> = Mutex::new(BTreeMap::new());
     let mut runs = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    runs.entry(sample.recipe)
+    runs.entry((sample.recipe, host))
         .or_insert_with(|| {
-            let gen_dir = scratch().join(sample.exe).join("gen");
+            let gen_dir = scratch().join(sample.exe).join(format!("gen-{host}"));
             let sandbox = tempfile::tempdir().expect("tempdir");
             let out = Command::new(rpt_binary())
                 .arg("run")
                 .arg(workspace_root().join(sample.recipe))
+                .args(["--host", host])
                 .arg("--gen-dir")
                 .arg(&gen_dir)
                 .arg("--cache-dir")
@@ -119,12 +126,16 @@ fn without_cr(bytes: &[u8]) -> Vec<u8> {
 /// rpt's output is Wine's byte for byte, and the native build's once msvcrt's text mode ("\n"
 /// leaves stdout as "\r\n") is undone.
 fn prints_what_its_oracles_print(sample: &Sample) -> String {
-    let (out, _) = recompiled(sample);
-    assert_eq!(out.status.code(), Some(0), "rpt run: {}", stderr_of(&out));
+    prints_what_its_oracles_print_on(sample, "x86-64")
+}
+
+fn prints_what_its_oracles_print_on(sample: &Sample, host: &'static str) -> String {
+    let (out, _) = recompiled_on(sample, host);
+    assert_eq!(out.status.code(), Some(0), "rpt run on {host}: {}", stderr_of(&out));
     let wine = wine(sample);
     assert!(
         out.stdout == wine.stdout,
-        "rpt printed:\n{}\nWine:\n{}",
+        "rpt on {host} printed:\n{}\nWine:\n{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&wine.stdout)
     );
@@ -203,6 +214,17 @@ fn mini_sample_prints_what_wine_and_the_native_build_print() {
     assert!(text.contains("caught 1000"), "{text}");
 }
 
+/// The exceptions, the unwinder and the resume points on the other hosts (through qemu-user): the
+/// host frames dropped between a throw and its landing pad are AArch64's and LoongArch64's (on the
+/// latter through the shim's own setjmp/longjmp).
+#[test]
+fn mini_sample_prints_what_its_oracles_print_on_aarch64_and_loongarch64() {
+    for host in ["aarch64", "loongarch64"] {
+        let text = prints_what_its_oracles_print_on(&MINI, host);
+        assert!(text.contains("caught 1000"), "{host}: {text}");
+    }
+}
+
 #[test]
 fn mini_sample_landing_pads_are_entries_and_their_functions_run_under_resume_points() {
     landing_pads_are_entries(&MINI);
@@ -224,6 +246,19 @@ fn cxx_sample_prints_what_wine_and_the_native_build_print() {
     ] {
         assert!(text.contains(section), "the sample prints {section}");
     }
+}
+
+/// The full sample on the other hosts: scripts/host-matrix.sh runs these.
+#[test]
+#[ignore = "about 100 MB of generated C per host, a dozen minutes on two cores each"]
+fn cxx_sample_prints_what_its_oracles_print_on_aarch64() {
+    prints_what_its_oracles_print_on(&FULL, "aarch64");
+}
+
+#[test]
+#[ignore = "about 100 MB of generated C per host, a dozen minutes on two cores each"]
+fn cxx_sample_prints_what_its_oracles_print_on_loongarch64() {
+    prints_what_its_oracles_print_on(&FULL, "loongarch64");
 }
 
 #[test]

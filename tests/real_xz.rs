@@ -154,7 +154,7 @@ fn pe_compresses_as_the_native_i386_build(host: &str, data: &[u8]) {
 /// matches, and every compression, decompression and damaged stream of the full run.
 fn foreign_input() -> Vec<u8> {
     make_input(
-        0x5eed_0fa4_c4c4,
+        0x005e_ed0f_a4c4,
         "liblzma range coder match finder delta filter",
         2_500,
         12_000,

@@ -12,6 +12,7 @@
 #
 #   ./build.sh             builds xz.exe, xz.elf and xz.dol next to this script (committed)
 #   ./build.sh oracle OUT  builds the native i386 oracle at OUT
+#   ./build.sh x86-64 OUT  builds a native x86-64 program (clang-19 -O2 -static): the benchmark's other limit
 #   ./build.sh check       rebuilds the three into a temporary directory and fails unless they are
 #                          byte-identical to the committed files
 #   ./build.sh lines       counts the lines of the C files (.c and .h) the builds compile
@@ -31,6 +32,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 CC_PE=${CC_PE:-i686-w64-mingw32-gcc}
 CC_PPC=${CC_PPC:-powerpc-linux-gnu-gcc}
 CC_ORACLE=${CC_ORACLE:-gcc}
+CC_X86_64=${CC_X86_64:-clang-19}
 # The workspace's tests/guests/ppc/common.sh defines rpt(); it finds the workspace from $here as
 # two levels up, which holds for tests/real/xz as for tests/guests/ppc.
 # shellcheck source=../../guests/ppc/common.sh
@@ -163,6 +165,11 @@ oracle)
     find_source
     build "$CC_ORACLE" "$ORACLE_FLAGS" "" "$out"
     ;;
+x86-64)
+    out=${2:?usage: build.sh x86-64 OUT}
+    find_source
+    build "$CC_X86_64" "-O2 -static" "" "$out"
+    ;;
 check)
     find_source
     mkdir "$tmp/out"
@@ -175,7 +182,7 @@ lines)
     count_lines
     ;;
 *)
-    echo "usage: build.sh [oracle OUT | check | lines]" >&2
+    echo "usage: build.sh [oracle OUT | x86-64 OUT | check | lines]" >&2
     exit 2
     ;;
 esac
