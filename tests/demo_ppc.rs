@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use rpt_tests::{rpt, rpt_binary, rpt_in, sha256_file, stderr_of, workspace_root};
+use rpt_tests::{rpt, rpt_in, sha256_file, stderr_of, workspace_root};
 
 fn guests() -> PathBuf {
     workspace_root().join("tests/guests/ppc")
@@ -108,17 +108,7 @@ fn integer_sample_matches_qemu() {
 #[test]
 fn demo_recipe_matches_qemu_and_its_guest_is_reproducible() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let check = Command::new(guests().join("build.sh"))
-        .arg("check")
-        .env("RPT", rpt_binary())
-        .output()
-        .expect("build.sh runs");
-    assert!(
-        check.status.success(),
-        "the committed PowerPC guests are not what build.sh builds:\n{}{}",
-        String::from_utf8_lossy(&check.stdout),
-        String::from_utf8_lossy(&check.stderr)
-    );
+    rpt_tests::real::assert_build_check(&guests());
     let oracle = qemu(&guests().join("integer.elf"));
     let ours = rpt_in(
         "run",

@@ -35,12 +35,9 @@ CC_X86_64=${CC_X86_64:-clang-19}
 # The program and the library, in the order Debian's Makefile lists them.
 SOURCES="blocksort.c huffman.c crctable.c randtable.c compress.c decompress.c bzlib.c bzip2.c"
 
-# Shared by the PE and the native oracle, so the two programs are as alike as possible. msvcrt's
-# own printf (-D__USE_MINGW_ANSI_STDIO=0) keeps the PE's stdio in the platform.
-X86_FLAGS="-O2 -m32 -march=i686 -fno-asynchronous-unwind-tables"
-# glibc at GameCube addresses, as tests/guests/ppc-glibc/build.sh links; no build id, so the file
-# depends on the sources and the toolchain alone.
-PPC_FLAGS="-mcpu=750 -O2 -static -fno-pie -no-pie -Wl,-Ttext-segment=0x80003000 -Wl,--build-id=none"
+# X86_FLAGS, PE_FLAGS, PE_LINK, ORACLE_FLAGS and PPC_FLAGS.
+# shellcheck source=../flags.sh
+. "$here/../flags.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -63,13 +60,9 @@ find_source() {
 }
 
 build_pe() {
-    # No relocations or ASLR flag (a fixed image base), no timestamp, no DWARF (-Wl,-S keeps the
-    # COFF symbols for readers of listings): the same compiler gives the same bytes every time.
     # Relative source names keep the build directory out of the image.
     # shellcheck disable=SC2086
-    (cd "$src" && "$CC_PE" $X86_FLAGS -D__USE_MINGW_ANSI_STDIO=0 \
-        -Wl,--disable-dynamicbase -Wl,--disable-reloc-section -Wl,--no-insert-timestamp -Wl,-S \
-        $SOURCES -o "$1")
+    (cd "$src" && "$CC_PE" $PE_FLAGS $PE_LINK $SOURCES -o "$1")
 }
 
 build_elf() {
@@ -81,11 +74,8 @@ build_elf() {
 }
 
 build_oracle() {
-    # Debian's gcc -m32 (gcc-12-multilib) finds no <asm/errno.h>, which glibc's <errno.h> includes:
-    # linux-libc-dev installs it for amd64 only. The x86 kernel headers serve both widths, so the
-    # amd64 directory is searched after all others, for what the i386 ones lack.
     # shellcheck disable=SC2086
-    (cd "$src" && "$CC_ORACLE" $X86_FLAGS -static -idirafter /usr/include/x86_64-linux-gnu $SOURCES -o "$1")
+    (cd "$src" && "$CC_ORACLE" $ORACLE_FLAGS $SOURCES -o "$1")
 }
 
 build_x86_64() {

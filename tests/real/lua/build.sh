@@ -43,9 +43,9 @@ NM_PPC=${NM_PPC:-powerpc-linux-gnu-nm}
 # The workspace's tests/guests/ppc/common.sh defines rpt(); it finds the workspace two levels up.
 # shellcheck source=../../guests/ppc/common.sh
 . "$here/../../guests/ppc/common.sh"
-# As tests/real/bzip2/build.sh: no build id, so the file depends on the sources and toolchain alone.
-PPC_FLAGS="-mcpu=750 -O2 -static -fno-pie -no-pie -Wl,-Ttext-segment=0x80003000 -Wl,--build-id=none"
-COMMON="-O2 -m32 -march=i686 -fno-asynchronous-unwind-tables"
+# X86_FLAGS, PE_FLAGS, PE_LINK, ORACLE_FLAGS and PPC_FLAGS.
+# shellcheck source=../flags.sh
+. "$here/../flags.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -77,16 +77,13 @@ sources() {
 build_pe() {
     src=$(source_dir)
     # shellcheck disable=SC2046,SC2086
-    "$CC_PE" $COMMON -D__USE_MINGW_ANSI_STDIO=0 \
-        -Wl,--disable-dynamicbase -Wl,--disable-reloc-section -Wl,--no-insert-timestamp -Wl,-S \
-        $(sources "$src") -o "$1"
+    "$CC_PE" $PE_FLAGS $PE_LINK $(sources "$src") -o "$1"
 }
 
 build_oracle() {
     src=$(source_dir)
-    # gcc-12-multilib has no i386 <asm/errno.h>; the x86-64 one has the same numbers.
     # shellcheck disable=SC2046,SC2086
-    "$CC_ORACLE" $COMMON -static -idirafter /usr/include/x86_64-linux-gnu $(sources "$src") -lm -o "$1"
+    "$CC_ORACLE" $ORACLE_FLAGS $(sources "$src") -lm -o "$1"
 }
 
 build_elf() {

@@ -20,18 +20,19 @@ CXX_PE=${CXX_PE:-i686-w64-mingw32-g++}
 CXX_ORACLE=${CXX_ORACLE:-g++}
 SOURCES="main.cpp support.cpp expr.cpp shapes.cpp json.cpp containers.cpp"
 FLAGS="-O2 -Wall -Wextra"
+# PE_LINK, the PE link flags the real programs use.
+# shellcheck source=../../../real/flags.sh
+. "$here/../../../real/flags.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 build_pe() {
-    # Everything static; msvcrt's own printf underneath (-D__USE_MINGW_ANSI_STDIO=0); no relocations
-    # or ASLR flag, no timestamp, no symbols: the same compiler gives the same bytes every time.
-    # Relative source names keep the build directory out of the image.
+    # Everything static; msvcrt's own printf underneath (-D__USE_MINGW_ANSI_STDIO=0). Relative
+    # source names keep the build directory out of the image.
     # shellcheck disable=SC2086
     (cd "$here" && "$CXX_PE" $FLAGS -static -static-libgcc -static-libstdc++ -D__USE_MINGW_ANSI_STDIO=0 \
-        -Wl,--disable-dynamicbase -Wl,--disable-reloc-section -Wl,--no-insert-timestamp -Wl,-S \
-        $2 -o "$1")
+        $PE_LINK $2 -o "$1")
 }
 
 build_oracle() {
