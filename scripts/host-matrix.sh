@@ -3,9 +3,8 @@
 # LoongArch64 under qemu-user), compares each run with the sample's oracle, and rewrites the table in
 # README.md. Extra arguments go to the driver: --hosts aarch64, --sample demo, --ci-only (these skip the
 # README). CI runs only the samples marked `ci` (cargo test -p rpt-tests --test host_matrix).
-# Without arguments it then runs the real programs' foreign-host runs that CI leaves out (the
-# DOLs on AArch64 and LoongArch64, xz's PE and the full C++ sample there too: the ignored tests
-# named aarch64 or loongarch64).
+# Without arguments it then runs the real programs' foreign-host runs that CI leaves out (xz and
+# the full C++ sample on AArch64 and LoongArch64: the ignored tests named aarch64 or loongarch64).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh test

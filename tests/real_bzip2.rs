@@ -137,18 +137,15 @@ fn the_pe_recompiled_for_loongarch64_compresses_as_qemu_ppc() {
     compresses_as_qemu_ppc("recipes/real-bzip2-pe.ron", "loongarch64", &loongarch_input());
 }
 
-/// The DOL on LoongArch64: static glibc's 2,000 functions make a compile that CI cannot afford
-/// beside the others, so scripts/host-matrix.sh runs it (`cargo test -p rpt-tests --test
-/// real_bzip2 -- --ignored`).
+/// The DOL on LoongArch64: static glibc's 2,000 functions compiled for one more host (about a
+/// minute).
 #[test]
-#[ignore = "a long compile: scripts/host-matrix.sh runs it"]
 fn the_dol_recompiled_for_loongarch64_compresses_as_qemu_ppc() {
     compresses_as_qemu_ppc("recipes/real-bzip2-dol.ron", "loongarch64", &loongarch_input());
 }
 
-/// The DOL on AArch64, for the same reason left to scripts/host-matrix.sh.
+/// The DOL on AArch64.
 #[test]
-#[ignore = "a long compile: scripts/host-matrix.sh runs it"]
 fn the_dol_recompiled_for_aarch64_compresses_as_qemu_ppc() {
     compresses_as_qemu_ppc(
         "recipes/real-bzip2-dol.ron",

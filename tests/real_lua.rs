@@ -157,18 +157,15 @@ fn the_recipes_pin_the_committed_lua() {
 }
 
 /// The DOL on LoongArch64, the freestanding host (through qemu-loongarch64): glibc and Lua print
-/// the recorded bench output there too. The run takes seconds, but the compile of 1,560
-/// functions for one more host costs CI about as much as the x86-64 one, so scripts/host-matrix.sh
-/// runs it.
+/// the recorded bench output there too. The run takes seconds; the compile of 1,560 functions
+/// for one more host about a minute.
 #[test]
-#[ignore = "a long compile: scripts/host-matrix.sh runs it"]
 fn the_dol_runs_its_bench_on_loongarch64() {
     dol_runs_its_bench_on("loongarch64");
 }
 
-/// The DOL on AArch64, left to scripts/host-matrix.sh as on LoongArch64.
+/// The DOL on AArch64.
 #[test]
-#[ignore = "a long compile: scripts/host-matrix.sh runs it"]
 fn the_dol_runs_its_bench_on_aarch64() {
     dol_runs_its_bench_on("aarch64");
 }
