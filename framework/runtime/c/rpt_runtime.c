@@ -459,8 +459,54 @@ _Noreturn void rpt_unreachable(struct cpu *c, uint64_t function)
 	rpt_process_exit(125);
 }
 
+/* ---------------------------------------------------------------- the function index
+ *
+ * Indirect calls and jumps look their target up here, so the lookup is O(1): an open-addressing
+ * hash table built at start-up from the function table, with a power of two of slots at least
+ * twice the functions, each holding an entry's position + 1 (0 is empty), probed linearly from a
+ * multiplicative hash of the address. A miss ends at the first empty slot. If the table cannot be
+ * allocated, lookups fall back to binary search of the (sorted) function table.
+ */
+static uint32_t *rpt_index;
+static size_t rpt_index_mask;
+static unsigned rpt_index_shift;
+
+static size_t rpt_index_slot(uint64_t pc)
+{
+	return (size_t)((pc * 0x9e3779b97f4a7c15ull) >> rpt_index_shift);
+}
+
+static void rpt_index_functions(void)
+{
+	unsigned bits = 1;
+	while (((size_t)1 << bits) < 2 * rpt_function_count)
+		bits++;
+	size_t slots = (size_t)1 << bits;
+	uint32_t *index = (uint32_t *)rpt_host_reserve((uint64_t)slots * sizeof *index);
+	if (!index || rpt_function_count >= 0xffffffffu)
+		return;
+	rpt_index_shift = 64 - bits;
+	rpt_index_mask = slots - 1;
+	for (size_t i = 0; i < rpt_function_count; i++) {
+		size_t s = rpt_index_slot(rpt_function_table[i].pc);
+		while (index[s])
+			s = (s + 1) & rpt_index_mask;
+		index[s] = (uint32_t)(i + 1);
+	}
+	rpt_index = index;
+}
+
 static const struct rpt_function *rpt_find(uint64_t pc)
 {
+	if (rpt_index) {
+		for (size_t s = rpt_index_slot(pc);; s = (s + 1) & rpt_index_mask) {
+			uint32_t at = rpt_index[s];
+			if (!at)
+				return NULL;
+			if (rpt_function_table[at - 1].pc == pc)
+				return &rpt_function_table[at - 1];
+		}
+	}
 	size_t lo = 0, hi = rpt_function_count;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -608,6 +654,7 @@ int main(int argc, char **argv)
 		if (s->size > 0)
 			__builtin_memcpy(rpt_mem + s->addr, s->bytes, (size_t)s->size);
 	}
+	rpt_index_functions();
 	rpt_guest_init(&rpt_cpu, argc, argv);
 	rpt_dispatch(&rpt_cpu, rpt_entry_pc);
 	rpt_process_exit(rpt_guest_finish(&rpt_cpu));
