@@ -69,6 +69,39 @@ fn a_recipes_cpu_model_and_l1i_shape_the_generation() {
     assert!(manifest.contains("\"-static\""), "{manifest}");
 }
 
+/// x86-64's opt-in ISA level: the generation is built with `-march=x86-64-v3` and, on a CPU that
+/// has it (this machine's does), prints what the default build prints.
+#[test]
+fn the_x86_64_v3_model_builds_for_that_isa_level_and_runs_the_same() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recipe = demo_recipe(dir.path(), "v3", "");
+    let gen_dir = dir.path().join("gen");
+    let cache = dir.path().join("cache");
+    let default = rpt_in("run", &recipe, &gen_dir, &cache, &[]);
+    assert!(default.status.success(), "{}", stderr_of(&default));
+    let v3 = rpt_in("run", &recipe, &gen_dir, &cache, &["--host-cpu", "x86-64-v3"]);
+    let stderr = stderr_of(&v3);
+    let cpu = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let has_v3 = ["avx2", "bmi2", "fma", "movbe"]
+        .iter()
+        .all(|flag| cpu.split_whitespace().any(|w| w == *flag));
+    if has_v3 {
+        assert!(v3.status.success(), "{stderr}");
+        assert_eq!(v3.stdout, default.stdout, "{stderr}");
+    }
+    let manifests: Vec<String> = fs::read_dir(gen_dir.join("v3"))
+        .expect("generations")
+        .flatten()
+        .filter_map(|e| fs::read_to_string(e.path().join("manifest.ron")).ok())
+        .collect();
+    assert_eq!(manifests.len(), 2, "one generation per CPU model");
+    assert_eq!(
+        manifests.iter().filter(|m| m.contains("\"-march=x86-64-v3\"")).count(),
+        1,
+        "{manifests:?}"
+    );
+}
+
 /// What `rpt recompile` said when it refused `recipe` (with `extra` arguments), generations and
 /// objects in `dir`.
 fn refused(dir: &Path, recipe: &str, extra: &[&str]) -> String {

@@ -286,10 +286,9 @@ fn measure_sample(
     let mut reference_binary = None;
     for config in &suite.configurations {
         progress(&format!("{}: recompiling ({})", sample.name, config.name));
-        let passes = config.passes.join(",");
         // Each configuration starts from an empty cache, so its compile time is a real one.
         let _ = std::fs::remove_dir_all(&cache_dir);
-        let built = measure::recompile(&options.rpt, &recipe, &passes, &gen_dir, &cache_dir, dir)?;
+        let built = measure::recompile(&options.rpt, &recipe, config, &gen_dir, &cache_dir, dir)?;
         let binary = built.stats.binary.clone();
         let output = measure::run_capture(&Invocation::new([&binary]).with_args(&sample.args), input)?;
         if normalise(&oracle_output) != normalise(&output) {
@@ -566,6 +565,22 @@ mod tests {
         let sample = &suite.samples[0];
         assert_eq!(sample.describe_input(), "- < bench.lua");
         assert_eq!(sample.build_script.as_deref(), Some("../lua/build.sh"));
+    }
+
+    #[test]
+    fn a_configuration_may_name_a_host_cpu_model() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("suite.ron");
+        std::fs::write(
+            &path,
+            "(build_script: \"b.sh\", configurations: [(name: \"baseline\", passes: []),\n\
+             (name: \"v3\", passes: [\"flag-abi\"], host_cpu: \"x86-64-v3\")], samples: [\n\
+             (name: \"vm\", program: \"vm\", input: \"6\", recipe: \"r.ron\", qemu: I386)])",
+        )
+        .expect("write");
+        let suite = Suite::load(&path).expect("loads");
+        assert_eq!(suite.configurations[0].host_cpu, None);
+        assert_eq!(suite.configurations[1].host_cpu.as_deref(), Some("x86-64-v3"));
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use crate::suite::Configuration;
 use crate::{BenchError, RecompileStats, io_error};
 
 /// A command to run: the program and its arguments.
@@ -197,13 +198,19 @@ pub struct Recompile {
 pub fn recompile(
     rpt: &Path,
     recipe: &Path,
-    passes: &str,
+    config: &Configuration,
     gen_dir: &Path,
     cache_dir: &Path,
     scratch: &Path,
 ) -> Result<Recompile, BenchError> {
     let stats_file = scratch.join("recompile-stats.ron");
     let memory_file = scratch.join("recompile-peak.txt");
+    let passes = config.passes.join(",");
+    let host_cpu: Vec<String> = config
+        .host_cpu
+        .iter()
+        .flat_map(|cpu| ["--host-cpu".to_string(), cpu.clone()])
+        .collect();
     let invocation = Invocation::new([
         OsString::from("/usr/bin/time"),
         "-f".into(),
@@ -222,7 +229,8 @@ pub fn recompile(
         cache_dir.into(),
         "--stats".into(),
         stats_file.clone().into(),
-    ]);
+    ])
+    .with_args(&host_cpu);
     run_capture(&invocation, Path::new("/dev/null"))?;
     let read = |path: &Path| std::fs::read_to_string(path).map_err(io_error(path));
     let stats = RecompileStats::parse(&read(&stats_file)?).map_err(|message| BenchError::Tool {

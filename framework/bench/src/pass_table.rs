@@ -142,7 +142,7 @@ fn measure_row(
     let mut cells = Vec::new();
     for config in &table.configurations {
         progress(&format!("{}: {}", sample.name, config.name));
-        let built = measure::recompile(rpt, &recipe, &config.passes.join(","), &gen_dir, &cache_dir, dir)?;
+        let built = measure::recompile(rpt, &recipe, config, &gen_dir, &cache_dir, dir)?;
         let stripped = dir.join(format!(
             "{}-stripped",
             config.name.replace(|c: char| !c.is_alphanumeric(), "_")

@@ -55,6 +55,10 @@ pub struct Configuration {
     /// The passes, by name and in order, that replace the recipe's (empty: no passes); they run
     /// with their default parameters (`rpt recompile --passes`).
     pub passes: Vec<String>,
+    /// A CPU model of the host in place of the recipe's (`rpt recompile --host-cpu`), such as
+    /// x86-64's opt-in `x86-64-v3`; none keeps the recipe's.
+    #[serde(default)]
+    pub host_cpu: Option<String>,
 }
 
 /// One guest program to measure.

@@ -18,8 +18,10 @@ const SYSFS_CACHE_DIR: &str = "/sys/devices/system/cpu/cpu0/cache";
 /// The CPU models a recipe may name; `native`, the machine rpt runs on, is the default.
 ///
 /// `native` adds no tuning flag: `-mtune=native` would make the objects depend on the machine
-/// that compiled them, and rpt's output must not. The named models tune for a core family; every
-/// x86-64 core since Sandy Bridge and Zen has a 32 KiB, 8-way L1I with 64-byte lines.
+/// that compiled them, and rpt's output must not. The named models tune for a core family, and
+/// their code runs on every x86-64 CPU, but for `x86-64-v3`, which targets that ISA level (a
+/// recipe opts in); every x86-64 core since Sandy Bridge and Zen has a 32 KiB, 8-way L1I with
+/// 64-byte lines.
 pub fn cpu_models() -> Vec<CpuModel> {
     let model = |name: &str, summary: &str, l1i: CacheGeometry, cflags: &[&str]| CpuModel {
         name: name.to_string(),
@@ -45,6 +47,15 @@ pub fn cpu_models() -> Vec<CpuModel> {
             "AMD Zen 3 (Ryzen 5000, EPYC 7003)",
             FALLBACK_L1I,
             &["-mtune=znver3"],
+        ),
+        // The one model that changes what the code needs rather than how it is tuned: opt-in.
+        // Floating point stays exact: the hosts build with -ffp-contract=off, so FMA instructions
+        // appear only where the C asks for a fused multiply-add.
+        model(
+            "x86-64-v3",
+            "x86-64-v3: AVX2, BMI2, FMA, MOVBE (Intel Haswell, AMD Zen and later); the program needs such a CPU",
+            FALLBACK_L1I,
+            &["-march=x86-64-v3"],
         ),
     ]
 }

@@ -26,7 +26,7 @@ fn describes_x86_64_linux() {
     assert_eq!(host.environment(), CEnvironment::Libc);
     let models = host.cpu_models();
     let names: Vec<&str> = models.iter().map(|m| m.name.as_str()).collect();
-    assert_eq!(names, ["native", "skylake", "znver3"]);
+    assert_eq!(names, ["native", "skylake", "znver3", "x86-64-v3"]);
     assert_eq!(models[0].l1i, desc.l1i);
     // `native` must not tune for the compiling machine: objects would then depend on it.
     assert!(models[0].cflags.is_empty());
