@@ -127,6 +127,14 @@ impl discover::Isa for Ppc {
         self.externals.get(&addr).copied()
     }
 
+    /// `bl` holds a 26-bit displacement, so a call of address 0 (an undefined weak function in a
+    /// static link) from `at` wraps to the 64 MiB boundary below `at`: 0x80000000 for code in
+    /// MEM1 (GNU ld names it `__ehdr_start` when the ELF headers are loaded there). glibc tests
+    /// such a function's address before calling it.
+    fn calls_address_zero(&self, at: GuestAddr, target: GuestAddr) -> bool {
+        target.0 == 0 || target.0 == at.0 & !0x03ff_ffff
+    }
+
     /// The PowerPC SysV ABI's non-volatile registers survive a call: r1 (the stack), r2 and r13
     /// (the system's and the small-data anchors) and r14-r31. gcc builds a pointer's high half in
     /// one of them before a call and adds its low half after (Lua's `luaopen_io` takes

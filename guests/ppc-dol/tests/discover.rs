@@ -180,6 +180,28 @@ fn the_static_glibc_guest_is_discovered_with_its_jump_tables() {
     );
 }
 
+/// bzip2 as a static-glibc DOL (tests/real/bzip2): `main` is only a weak candidate (glibc's
+/// `_start` hands it over in a data word), and functions it reaches call undefined weak functions
+/// after testing their addresses: `bl 0x80000000`, a call of address 0 wrapped by the 26-bit
+/// displacement. Those calls do not make `main` look like data, so discovery keeps it with no
+/// recipe hint, and each such call is reported as what it is.
+#[test]
+fn calls_of_undefined_weak_functions_do_not_drop_a_candidate() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/real/bzip2");
+    let dol = std::fs::read(dir.join("bzip2.dol")).expect("the committed bzip2 DOL");
+    let elf = std::fs::read(dir.join("bzip2.elf")).expect("the committed bzip2 ELF");
+    let image = rpt_guest_ppc_dol::loader_dol::load(&dol).expect("loads");
+    let discovery = PpcDol.discover(&image, &Seeds::default());
+    let main = function_symbols(&elf)["main"];
+    assert!(discovery.functions.contains(&main), "main at {main} was not discovered");
+    let weak_calls = discovery
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.contains("call to 0x80000000") && d.message.contains("undefined weak function"))
+        .count();
+    assert!(weak_calls >= 2, "{:#?}", discovery.diagnostics);
+}
+
 /// A pointer's halves built on both sides of a call or a branch: gcc puts `lis` in a register the
 /// call preserves before the call and the `addi` after it (Lua's `luaopen_io` so takes
 /// `&io_noclose`, which only its file handles' `__gc` ever calls). The walk carries the constants

@@ -17,6 +17,10 @@ const JTAB: u8 = 0x07;
 const HALT: u8 = 0x08;
 /// Calls the import at `EXIT_THUNK`, which never returns.
 const CALL_EXIT: u8 = 0x09;
+/// Calls address 0: how a linker encodes the call of an undefined weak function.
+const CALL_NULL: u8 = 0x0a;
+/// Calls `DATA`, which is not code.
+const CALL_DATA: u8 = 0x0b;
 
 const CODE: u64 = 0x100;
 const DATA: u64 = 0x800;
@@ -48,7 +52,7 @@ impl Isa for Toy {
         let byte = |i: u64| image.bytes_at(GuestAddr(at.0 + i), 1).and_then(|b| b.first().copied());
         let op = byte(0).ok_or("no byte")?;
         let operand_count = match op {
-            NOP | RET | WIDE | HALT | CALL_EXIT => 0,
+            NOP | RET | WIDE | HALT | CALL_EXIT | CALL_NULL | CALL_DATA => 0,
             JMP | BR | CALL => 1,
             IMM if wide => 2,
             IMM => 1,
@@ -78,6 +82,14 @@ impl Isa for Toy {
             },
             CALL_EXIT => Flow::Call {
                 target: EXIT_THUNK,
+                conditional: false,
+            },
+            CALL_NULL => Flow::Call {
+                target: GuestAddr(0),
+                conditional: false,
+            },
+            CALL_DATA => Flow::Call {
+                target: GuestAddr(DATA),
                 conditional: false,
             },
             RET => Flow::Return { conditional: false },
@@ -268,6 +280,36 @@ fn weak_candidates_outside_known_code_are_kept_only_when_they_walk_cleanly() {
     assert!(
         notes[&GuestAddr(CODE + 0x02)].contains("inside f_00000100, and its address is taken"),
         "{notes:?}"
+    );
+}
+
+#[test]
+fn a_candidate_whose_callee_calls_address_zero_is_kept_and_one_calling_data_is_not() {
+    // 0x00: the entry. 0x10, named in data, calls 0x20, which calls address 0 (an undefined weak
+    // function, tested first in real code); 0x18, named in data, calls 0x28, which calls into data.
+    let mut code = vec![RET];
+    code.resize(0x10, NOP);
+    code.extend([CALL, 0x20, RET]);
+    code.resize(0x18, NOP);
+    code.extend([CALL, 0x28, RET]);
+    code.resize(0x20, NOP);
+    code.extend([CALL_NULL, RET]);
+    code.resize(0x28, NOP);
+    code.extend([CALL_DATA, RET]);
+    let data = [(CODE + 0x10) as u32, (CODE + 0x18) as u32];
+    let found = discover(&Toy, &image(&code, &data), &Seeds::default());
+    assert_eq!(found.discovery.functions, addrs(&[0x00, 0x10, 0x20]));
+    let dropped = found
+        .discovery
+        .diagnostics
+        .iter()
+        .find(|d| d.addr == GuestAddr(CODE + 0x18))
+        .expect("a note for the dropped candidate");
+    assert!(
+        dropped
+            .message
+            .contains(&format!("it calls {}, which is not code", GuestAddr(DATA))),
+        "{dropped:?}"
     );
 }
 
