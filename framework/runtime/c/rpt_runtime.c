@@ -478,12 +478,14 @@ static size_t rpt_index_slot(uint64_t pc)
 
 static void rpt_index_functions(void)
 {
+	if (rpt_function_count >= 0xffffffffu)
+		return; /* the slots hold 32-bit positions */
 	unsigned bits = 1;
 	while (((size_t)1 << bits) < 2 * rpt_function_count)
 		bits++;
 	size_t slots = (size_t)1 << bits;
 	uint32_t *index = (uint32_t *)rpt_host_reserve((uint64_t)slots * sizeof *index);
-	if (!index || rpt_function_count >= 0xffffffffu)
+	if (!index)
 		return;
 	rpt_index_shift = 64 - bits;
 	rpt_index_mask = slots - 1;
