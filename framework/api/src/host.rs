@@ -76,6 +76,10 @@ pub struct HostDesc {
     pub big_endian: bool,
     /// The L1 instruction cache.
     pub l1i: CacheGeometry,
+    /// The passes a recipe that lists none runs on this host, in order: the pipeline measured
+    /// fastest here (docs/benchmarks/results.md). Older plugins, which do not send it, recommend none.
+    #[serde(default)]
+    pub recommended_passes: Vec<String>,
 }
 
 impl HostDesc {
@@ -90,9 +94,24 @@ impl HostDesc {
             fprs,
             big_endian: false,
             l1i,
+            recommended_passes: Vec::new(),
+        }
+    }
+
+    /// This description with `passes` as the host's recommended pipeline.
+    pub fn recommending(self, passes: &[&str]) -> HostDesc {
+        HostDesc {
+            recommended_passes: passes.iter().map(|p| p.to_string()).collect(),
+            ..self
         }
     }
 }
+
+/// The pipeline every built-in host recommends today: on x86-64 each of these passes lowers the
+/// instruction count of every bench sample or leaves it unchanged, and together they are the
+/// fastest configuration measured (docs/benchmarks/results.md, the `all` column). A host that
+/// measures otherwise lists its own.
+pub const MEASURED_PIPELINE: &[&str] = &["flag-abi", "x87-regions", "memarg"];
 
 /// A CPU a host knows by name, with what distinguishes it from the host's other CPUs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

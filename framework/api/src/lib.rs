@@ -24,8 +24,8 @@ pub use guest::{
     Seeds, Segment, SegmentFlags, Severity, find_platform,
 };
 pub use host::{
-    CEnvironment, CLANG, COMMON_CFLAGS, CacheGeometry, CompilerSettings, CpuModel, HostDesc, HostPlugin, Needed,
-    Purpose, Requirement, Runner,
+    CEnvironment, CLANG, COMMON_CFLAGS, CacheGeometry, CompilerSettings, CpuModel, HostDesc, HostPlugin,
+    MEASURED_PIPELINE, Needed, Purpose, Requirement, Runner,
 };
 pub use pass::{
     BatchContext, Codegen, FunctionContext, FunctionPass, ParamValue, PassError, PassParams, PassPlugin,

@@ -72,6 +72,11 @@ pub struct ProgramAnalysis {
 pub struct Codegen {
     /// MEMARG: the guest memory base travels as a parameter through every lifted function.
     pub memory_base_argument: bool,
+    /// State in locals: slots of these roles live in C locals within each lifted function,
+    /// loaded at entry and written back to `struct cpu` only where code outside the function can
+    /// see them (passes/state-in-memory).
+    #[serde(default)]
+    pub state_in_locals: rpt_ir::RoleSet,
 }
 
 impl Codegen {
@@ -79,6 +84,7 @@ impl Codegen {
     pub fn union(self, other: Codegen) -> Codegen {
         Codegen {
             memory_base_argument: self.memory_base_argument || other.memory_base_argument,
+            state_in_locals: self.state_in_locals.union(other.state_in_locals),
         }
     }
 }

@@ -40,6 +40,14 @@ fn describe(out: &mut String, name: &str, host: &dyn HostPlugin) {
         desc.pointer_bits,
         if desc.big_endian { "big" } else { "little" }
     );
+    let recommended = match desc.recommended_passes.as_slice() {
+        [] => "none".to_string(),
+        passes => passes.join(", "),
+    };
+    let _ = writeln!(
+        out,
+        "  recommended passes (a recipe without `passes` runs them): {recommended}"
+    );
     let _ = writeln!(
         out,
         "  CPU models (recipe `host_cpu`, or --host-cpu; the first is the default):"

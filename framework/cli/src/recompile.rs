@@ -111,6 +111,7 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
         host.desc.cpu,
         host.desc.l1i
     );
+    eprintln!("  passes: {}", describe_pipeline(recipe, &host));
     eprintln!("  functions lifted: {}, shards: {}", stats.functions, stats.shards);
     eprintln!(
         "  objects: {} compiled, {} reused",
@@ -191,4 +192,22 @@ pub fn run(args: &RecompileArgs, guest_args: &[String]) -> Result<ExitCode> {
         }
     };
     Ok(ExitCode::from(u8::try_from(code & 0xff).unwrap_or(u8::MAX)))
+}
+
+/// The passes the build ran, and whether they are the recipe's own or its host's recommendation.
+fn describe_pipeline(recipe: &rpt_recipe::Recipe, host: &rpt_core::ResolvedHost) -> String {
+    let names: Vec<String> = rpt_core::pipeline(recipe, Some(host.plugin.as_ref()))
+        .into_iter()
+        .filter(|p| p.enabled)
+        .map(|p| p.name)
+        .collect();
+    let list = if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    };
+    match recipe.passes {
+        Some(_) => list,
+        None => format!("{list} (the host's recommended pipeline; the recipe lists none)"),
+    }
 }

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use rpt_api::{CEnvironment, CacheGeometry, CompilerSettings, HostDesc, HostPlugin};
-use rpt_recipe::Recipe;
+use rpt_recipe::{PassConfig, Recipe};
 
 use crate::{CoreError, Db, Registry, Session};
 
@@ -70,6 +70,25 @@ pub fn resolve_host(registry: &Registry, recipe: &Recipe) -> Result<ResolvedHost
         compiler,
         environment,
     })
+}
+
+/// The passes a build of `recipe` runs, in order: the recipe's list when it has one (`passes: []`
+/// runs none), else the recommended pipeline of its host as `host_plugin` describes it (none for
+/// an unknown host, which fails elsewhere with its own error).
+pub fn pipeline(recipe: &Recipe, host_plugin: Option<&dyn HostPlugin>) -> Vec<PassConfig> {
+    match &recipe.passes {
+        Some(passes) => passes.clone(),
+        None => host_plugin
+            .map(|host| host.desc().recommended_passes)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|name| PassConfig {
+                name,
+                enabled: true,
+                params: Default::default(),
+            })
+            .collect(),
+    }
 }
 
 /// The host description passes read, for the session's recipe: a query, so a pass that reads it

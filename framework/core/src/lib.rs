@@ -21,10 +21,10 @@ mod registry;
 pub use db::{Db, FunctionId, RptDb, Session};
 pub use error::CoreError;
 pub use generate::{GeneratedFile, Generation, GenerationStats, Stage, generate};
-pub use host::{ResolvedHost, host_desc, resolve_host};
+pub use host::{ResolvedHost, host_desc, pipeline, resolve_host};
 pub use queries::{
-    ORIGINAL_SPAN_LIMIT, ProgramFacts, cpu_header, function_after_passes, function_c, function_override,
-    function_table_c, guest_image, image_c, lifted_function, listing_text, optimized_function, original_bytes_sha256,
-    pass_reports, program_analysis, program_facts, recipe_overrides, shard_ir_text, shard_text,
+    ORIGINAL_SPAN_LIMIT, ProgramFacts, cpu_header, enabled_passes, function_after_passes, function_c,
+    function_override, function_table_c, guest_image, image_c, lifted_function, listing_text, optimized_function,
+    original_bytes_sha256, pass_reports, program_analysis, program_facts, recipe_overrides, shard_ir_text, shard_text,
 };
 pub use registry::Registry;

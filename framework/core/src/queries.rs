@@ -28,10 +28,15 @@ pub fn guest_name(db: &dyn Db, s: Session) -> String {
     s.recipe(db).guest.clone()
 }
 
-/// The recipe's enabled passes, in order.
+/// The enabled passes of the recipe's pipeline ([`crate::pipeline`]), in order.
 #[salsa::tracked(returns(ref))]
 pub fn enabled_passes(db: &dyn Db, s: Session) -> Vec<rpt_recipe::PassConfig> {
-    s.recipe(db).passes.iter().filter(|p| p.enabled).cloned().collect()
+    let recipe = s.recipe(db);
+    let host = db.registry().host(&recipe.host).cloned();
+    crate::pipeline(recipe, host.as_deref())
+        .into_iter()
+        .filter(|p| p.enabled)
+        .collect()
 }
 
 /// The recipe's guest options, in the plugin interface's terms.
@@ -463,6 +468,7 @@ pub fn function_c<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> Resul
         memory: facts.memory,
         listing_name: s.listing_name(db),
         memarg: codegen_options(db, s).memory_base_argument,
+        state_in_locals: codegen_options(db, s).state_in_locals,
     };
     rpt_emit_c::emit_function(&func, &ctx)
         .map(Arc::new)

@@ -204,11 +204,11 @@ fn a_pass_without_an_analysis_is_never_asked_for_one() {
     registry.add_pass(Arc::new(NoAnalysis));
     let db = RptDb::new(registry);
     let mut recipe = loaded.recipe.clone();
-    recipe.passes = vec![rpt_recipe::PassConfig {
+    recipe.passes = Some(vec![rpt_recipe::PassConfig {
         name: "no-analysis".into(),
         enabled: true,
         params: Default::default(),
-    }];
+    }]);
     let s = Session::new(&db, recipe, Arc::from(loaded.image.clone()), "demo.lst".into());
     let generation = generate(&db, s, &|_, _, _| {}).expect("no analysis is asked for, so none fails");
     assert!(generation.stats.functions > 10);

@@ -1,5 +1,5 @@
 //! Resolving a recipe's host: the default CPU model, a named one, an unknown one, the recipe's L1I
-//! override and the order of compile flags.
+//! override, the order of compile flags, and the pipeline a recipe without passes gets.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -42,6 +42,7 @@ impl HostPlugin for FakeHost {
             fprs: 20,
             big_endian: false,
             l1i: model("small", 16384).l1i,
+            recommended_passes: vec!["flag-abi".into(), "memarg".into()],
         }
     }
 
@@ -149,4 +150,34 @@ fn the_host_description_is_a_query_over_the_sessions_recipe() {
         rpt_core::host_desc(&db, session).as_ref().map(|d| d.l1i.size),
         Ok(65536)
     );
+}
+
+/// A recipe without `passes` runs its host's recommendation; `passes: []` runs none; a list runs
+/// itself, disabled entries included (the core filters them); the core's query agrees.
+#[test]
+fn a_recipe_without_passes_runs_its_hosts_recommended_pipeline() {
+    let names = |r: &rpt_recipe::Recipe| -> Vec<String> {
+        rpt_core::pipeline(r, Some(&FakeHost))
+            .into_iter()
+            .map(|p| p.name)
+            .collect()
+    };
+    assert_eq!(names(&recipe("")), ["flag-abi", "memarg"]);
+    assert!(names(&recipe("passes: []")).is_empty());
+    assert_eq!(
+        names(&recipe("passes: [(name: \"memarg\", enabled: false)]")),
+        ["memarg"]
+    );
+    assert!(
+        rpt_core::pipeline(&recipe(""), None).is_empty(),
+        "an unknown host recommends nothing"
+    );
+
+    let db = rpt_core::RptDb::new(registry());
+    let session = rpt_core::Session::new(&db, recipe(""), Arc::from(Vec::new()), "r.lst".to_string());
+    let enabled: Vec<&str> = rpt_core::enabled_passes(&db, session)
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(enabled, ["flag-abi", "memarg"]);
 }

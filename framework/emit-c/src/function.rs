@@ -25,7 +25,7 @@
 //! - Values nobody uses are not written (their instructions are pure), which keeps
 //!   clang's unused-variable warnings away from raw lifter output.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use rpt_ir::{
@@ -102,6 +102,14 @@ struct FnEmitter<'a> {
     exit_pc: Vec<Option<u64>>,
     /// The immediate dominator of each reachable block.
     idom: Vec<Option<Block>>,
+    /// State in locals: the slots (plain slots, and words packed slots live in) this function
+    /// keeps in C locals, each with whether the function writes it.
+    locals: BTreeMap<SlotId, bool>,
+    /// State in locals: per block, the locals that may differ from `struct cpu` on entry
+    /// (written since the last write-back on some path), so a write-back stores only those.
+    dirty_in: Vec<BTreeSet<SlotId>>,
+    /// The same, at the statement being emitted.
+    dirty: BTreeSet<SlotId>,
 }
 
 impl<'a> FnEmitter<'a> {
@@ -118,6 +126,9 @@ impl<'a> FnEmitter<'a> {
             line: Vec::new(),
             exit_pc: vec![None; func.blocks.len()],
             idom: Vec::new(),
+            locals: BTreeMap::new(),
+            dirty_in: Vec::new(),
+            dirty: BTreeSet::new(),
         };
         if func.blocks.is_empty() {
             return Err(e.malformed("the function has no blocks".to_string()));
@@ -128,6 +139,8 @@ impl<'a> FnEmitter<'a> {
         e.order = e.reverse_postorder()?;
         e.idom = rpt_ir::verify::dominators(func);
         e.compute_liveness()?;
+        e.choose_locals();
+        e.dirty_in = e.dirty_locals();
         for &b in &e.order {
             for dest in func.blocks[b].term.successors() {
                 e.targets.insert(dest.block.index());
@@ -279,6 +292,12 @@ impl<'a> FnEmitter<'a> {
         self.line.push(s);
     }
 
+    fn stmt_if_any(&mut self, s: String) {
+        if !s.is_empty() {
+            self.stmt(s);
+        }
+    }
+
     fn flush_line(&mut self) {
         if !self.line.is_empty() {
             self.body.push('\t');
@@ -320,6 +339,7 @@ impl<'a> FnEmitter<'a> {
             if !matches!(data.insts.first().map(|i| &i.kind), Some(InstKind::Mark { .. })) {
                 self.line_directive(entry_pc);
             }
+            self.dirty = self.dirty_in.get(b).cloned().unwrap_or_default();
             let mut pc = entry_pc;
             for inst in &data.insts {
                 if let InstKind::Mark { pc: at } = inst.kind {
@@ -353,6 +373,12 @@ impl<'a> FnEmitter<'a> {
             let _ = writeln!(text, "void {}(struct cpu *restrict c)\n{{", entry.function_name());
             if self.uses_memory_base {
                 text.push_str("\tuint8_t *const mb = rpt_mem;\n");
+            }
+        }
+        for &id in self.locals.keys() {
+            if let Some(s) = self.ctx.state.get(id) {
+                let name = field_name(&s.name);
+                let _ = writeln!(text, "\t{} l_{name} = c->{name};", c_type(s.ty));
             }
         }
         for &b in &self.order {
@@ -398,6 +424,12 @@ impl<'a> FnEmitter<'a> {
         }
         if !kind.has_side_effects() && !result.is_some_and(|v| self.is_live(v)) {
             return Ok(());
+        }
+        if dynamic_rounding(kind) {
+            // The guest's rounding mode is read from `struct cpu` by the guest's C part
+            // (`rpt_guest_rounding`), which cannot see locals.
+            let spill = self.spill_locals(None);
+            self.stmt_if_any(spill);
         }
         match kind {
             InstKind::Mark { .. } => Ok(()),
@@ -459,6 +491,9 @@ impl<'a> FnEmitter<'a> {
             InstKind::SetSlot { slot, value } => {
                 let s = self.set_slot(*slot, *value)?;
                 self.stmt(s);
+                if let Some(word) = self.word_of(*slot).filter(|w| self.locals.contains_key(w)) {
+                    self.dirty.insert(word);
+                }
                 Ok(())
             }
             InstKind::GetIndexed { slot, index } => {
@@ -808,17 +843,13 @@ impl<'a> FnEmitter<'a> {
     fn get_slot(&self, slot: SlotId) -> Result<String, EmitError> {
         let s = self.slot(slot)?;
         match s.layout {
-            SlotLayout::Plain => Ok(format!("c->{}", field_name(&s.name))),
+            SlotLayout::Plain => Ok(self.place(slot, s)),
             SlotLayout::Packed { parent, lsb, bits } => {
                 let p = self.slot(parent)?;
-                let name = field_name(&p.name);
+                let place = self.place(parent, p);
                 // The masked field fits the slot's type, so a plain cast is exact.
                 let mask = int_literal(p.ty, field_mask(bits));
-                Ok(format!(
-                    "({})({} & {mask})",
-                    c_type(s.ty),
-                    shifted(&format!("c->{name}"), ">>", lsb)
-                ))
+                Ok(format!("({})({} & {mask})", c_type(s.ty), shifted(&place, ">>", lsb)))
             }
             SlotLayout::Array { .. } => Err(self.malformed(format!("get of array slot %{} without an index", s.name))),
         }
@@ -827,18 +858,18 @@ impl<'a> FnEmitter<'a> {
     fn set_slot(&self, slot: SlotId, value: Value) -> Result<String, EmitError> {
         let s = self.slot(slot)?;
         match s.layout {
-            SlotLayout::Plain => Ok(format!("c->{} = {value};", field_name(&s.name))),
+            SlotLayout::Plain => Ok(format!("{} = {value};", self.place(slot, s))),
             SlotLayout::Packed { parent, lsb, bits } => {
                 let p = self.slot(parent)?;
                 let pt = Int::new(p.ty);
                 let field = field_mask(bits);
                 let keep = !(field << lsb) & p.ty.mask();
                 let wide = if pt.bits() > 32 { "uint64_t" } else { "uint32_t" };
-                let name = field_name(&p.name);
+                let place = self.place(parent, p);
                 Ok(format!(
-                    "c->{name} = {};",
+                    "{place} = {};",
                     pt.fit(&format!(
-                        "(c->{name} & {}) | {}",
+                        "({place} & {}) | {}",
                         int_literal(p.ty, keep),
                         shifted(&format!("(({wide}){value} & {})", int_literal(p.ty, field)), "<<", lsb)
                     ))
@@ -846,6 +877,164 @@ impl<'a> FnEmitter<'a> {
             }
             SlotLayout::Array { .. } => Err(self.malformed(format!("set of array slot %{} without an index", s.name))),
         }
+    }
+
+    /// Where plain slot `id` (or the word of packed slots) is read and written: its C local with
+    /// state in locals, else its field of `struct cpu`.
+    fn place(&self, id: SlotId, slot: &rpt_ir::Slot) -> String {
+        if self.locals.contains_key(&id) {
+            format!("l_{}", field_name(&slot.name))
+        } else {
+            format!("c->{}", field_name(&slot.name))
+        }
+    }
+
+    /// The slot holding `slot`'s bits: itself if plain, its parent if packed; none for an array.
+    fn word_of(&self, slot: SlotId) -> Option<SlotId> {
+        match self.ctx.state.get(slot)?.layout {
+            SlotLayout::Plain => Some(slot),
+            SlotLayout::Packed { parent, .. } => Some(parent),
+            SlotLayout::Array { .. } => None,
+        }
+    }
+
+    /// State in locals: picks the slots of the chosen roles this function reads (through a live
+    /// value) or writes. Arrays stay in `struct cpu`: their index is a run-time value.
+    fn choose_locals(&mut self) {
+        let roles = self.ctx.state_in_locals;
+        if roles.is_empty() {
+            return;
+        }
+        let func = self.func;
+        for &b in &self.order {
+            for inst in &func.blocks[b].insts {
+                let (slot, writes) = match &inst.kind {
+                    InstKind::GetSlot { slot } if inst.result.is_some_and(|v| self.is_live(v)) => (*slot, false),
+                    InstKind::SetSlot { slot, .. } => (*slot, true),
+                    _ => continue,
+                };
+                let Some(word) = self.word_of(slot) else { continue };
+                let Some(w) = self.ctx.state.get(word) else { continue };
+                if matches!(w.layout, SlotLayout::Plain) && roles.contains(w.role) {
+                    *self.locals.entry(word).or_insert(false) |= writes;
+                }
+            }
+        }
+    }
+
+    /// Statements writing every local the function writes back to `struct cpu`: before anything
+    /// outside the function may read the state (calls, helpers that read it, returns, exits).
+    /// Only the locals in `only`, when given.
+    /// Only the locals in `only`, when given, and only those that may be dirty; they are clean after.
+    fn spill_locals(&mut self, only: Option<&BTreeSet<SlotId>>) -> String {
+        let mut out = Vec::new();
+        let spilled: Vec<SlotId> = self
+            .dirty
+            .iter()
+            .copied()
+            .filter(|id| only.is_none_or(|o| o.contains(id)))
+            .collect();
+        for id in spilled {
+            self.dirty.remove(&id);
+            if let Some(s) = self.ctx.state.get(id) {
+                let name = field_name(&s.name);
+                out.push(format!("c->{name} = l_{name};"));
+            }
+        }
+        out.join(" ")
+    }
+
+    /// The slots (words) a helper call writes back, or `None` for every local: those it names
+    /// (and the flags, if it reads them), unless it may leave lifted code.
+    fn helper_sees(&self, decl: &rpt_ir::HelperDecl) -> Option<BTreeSet<SlotId>> {
+        let effects = decl.effects;
+        (!decl.touches.is_empty() && !effects.may_exit).then(|| {
+            self.locals
+                .keys()
+                .copied()
+                .filter(|&word| {
+                    let flag = effects.reads_flags
+                        && self
+                            .ctx
+                            .state
+                            .get(word)
+                            .is_some_and(|s| s.role == rpt_ir::SlotRole::Flag);
+                    flag || decl.touches.iter().any(|&t| self.word_of(t) == Some(word))
+                })
+                .collect()
+        })
+    }
+
+    /// Per block in the function, the locals that may be dirty on entry: a forward data flow
+    /// where a write makes a local dirty and a write-back (before a call, a helper that reads the
+    /// state) makes it clean, joined by union.
+    fn dirty_locals(&self) -> Vec<BTreeSet<SlotId>> {
+        let n = self.func.blocks.len();
+        let mut dirty_in: Vec<BTreeSet<SlotId>> = vec![BTreeSet::new(); n];
+        if self.locals.is_empty() {
+            return dirty_in;
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in &self.order {
+                let data = &self.func.blocks[b];
+                let mut dirty = dirty_in[b].clone();
+                for inst in &data.insts {
+                    match &inst.kind {
+                        InstKind::SetSlot { slot, .. } => {
+                            if let Some(word) = self.word_of(*slot).filter(|w| self.locals.contains_key(w)) {
+                                dirty.insert(word);
+                            }
+                        }
+                        kind if dynamic_rounding(kind) => dirty.clear(),
+                        InstKind::CallHelper { helper, .. } => {
+                            if let Some(decl) = self.ctx.helpers.get(helper.as_str()) {
+                                let e = decl.effects;
+                                // A helper that writes state is handed the dirty locals too: the reload after it
+                                // must not replace a local's newer value with `struct cpu`'s older one.
+                                if e.reads_state || e.reads_flags || e.writes_state || e.may_exit {
+                                    match self.helper_sees(decl) {
+                                        Some(seen) => dirty.retain(|w| !seen.contains(w)),
+                                        None => dirty.clear(),
+                                    }
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if matches!(data.term, Terminator::Call { .. }) {
+                    dirty.clear();
+                }
+                for dest in data.term.successors() {
+                    let target = dest.block.index();
+                    if let Some(into) = dirty_in.get_mut(target) {
+                        let before = into.len();
+                        into.extend(dirty.iter().copied());
+                        changed |= into.len() != before;
+                    }
+                }
+            }
+        }
+        dirty_in
+    }
+
+    /// Statements reloading every local from `struct cpu`: after anything that may have written
+    /// the state (calls, helpers that write it).
+    /// Only the locals in `only`, when given.
+    fn reload_locals(&self, only: Option<&BTreeSet<SlotId>>) -> String {
+        let mut out = Vec::new();
+        for &id in self.locals.keys() {
+            if only.is_some_and(|o| !o.contains(&id)) {
+                continue;
+            }
+            if let Some(s) = self.ctx.state.get(id) {
+                let name = field_name(&s.name);
+                out.push(format!("l_{name} = c->{name};"));
+            }
+        }
+        out.join(" ")
     }
 
     fn indexed(&self, slot: SlotId, index: Value) -> Result<String, EmitError> {
@@ -933,13 +1122,23 @@ impl<'a> FnEmitter<'a> {
             let _ = write!(call, ", {a}");
         }
         call.push(')');
-        match result {
-            Some(v) if self.is_live(v) => self.define(Some(v), call),
-            _ => {
-                self.stmt(format!("{call};"));
-                Ok(())
-            }
+        let effects = decl.effects;
+        // A helper that names its slots sees only those (and the flags, if it reads them); one
+        // that may leave lifted code hands the runtime everything.
+        let touched = self.helper_sees(decl);
+        if effects.reads_state || effects.reads_flags || effects.writes_state || effects.may_exit {
+            let spill = self.spill_locals(touched.as_ref());
+            self.stmt_if_any(spill);
         }
+        match result {
+            Some(v) if self.is_live(v) => self.define(Some(v), call)?,
+            _ => self.stmt(format!("{call};")),
+        }
+        if effects.writes_state {
+            let reload = self.reload_locals(touched.as_ref());
+            self.stmt_if_any(reload);
+        }
+        Ok(())
     }
 
     // ---- terminators
@@ -999,6 +1198,14 @@ impl<'a> FnEmitter<'a> {
     }
 
     fn terminator(&mut self, term: &Terminator) -> Result<(), EmitError> {
+        // Everything but a jump within the function lets code outside it see the state.
+        if !matches!(
+            term,
+            Terminator::Jump(_) | Terminator::Branch { .. } | Terminator::Switch { .. }
+        ) {
+            let spill = self.spill_locals(None);
+            self.stmt_if_any(spill);
+        }
         let s = match term {
             Terminator::Jump(dest) => self.jump(dest)?,
             Terminator::Branch {
@@ -1022,7 +1229,12 @@ impl<'a> FnEmitter<'a> {
                     CallTarget::Direct(addr) => format!("{};", self.direct_call(*addr)?),
                     CallTarget::Indirect(v) => format!("rpt_dispatch(c, {v});"),
                 };
-                format!("{call} {}", self.jump(cont)?)
+                let reload = self.reload_locals(None);
+                if reload.is_empty() {
+                    format!("{call} {}", self.jump(cont)?)
+                } else {
+                    format!("{call} {reload} {}", self.jump(cont)?)
+                }
             }
             Terminator::Return => "return;".to_string(),
             // musttail makes a guest tail jump a host jump, so chains of them cannot grow the host stack.
@@ -1057,6 +1269,26 @@ impl<'a> FnEmitter<'a> {
         self.stmt(s);
         Ok(())
     }
+}
+
+/// Whether `kind` rounds by the guest's current mode, which generated code asks the guest's C part.
+fn dynamic_rounding(kind: &InstKind) -> bool {
+    matches!(
+        kind,
+        InstKind::FBinary {
+            rounding: Rounding::Dynamic,
+            ..
+        } | InstKind::FTernary {
+            rounding: Rounding::Dynamic,
+            ..
+        } | InstKind::FUnary {
+            rounding: Rounding::Dynamic,
+            ..
+        } | InstKind::FConvert {
+            rounding: Rounding::Dynamic,
+            ..
+        }
+    )
 }
 
 /// The name of a function's MEMARG entry (`f_00401000_m`).

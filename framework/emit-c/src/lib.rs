@@ -20,7 +20,7 @@ mod function;
 use std::collections::{BTreeMap, BTreeSet};
 
 use rpt_api::MemoryModel;
-use rpt_ir::{GuestAddr, HelperDecl, StateDesc};
+use rpt_ir::{GuestAddr, HelperDecl, RoleSet, StateDesc};
 
 pub use files::{
     StubReturn, cpu_header, fault_sites_source, function_table, image_source, listing, missing_import_stubs_source,
@@ -49,6 +49,10 @@ pub struct EmitContext<'a> {
     /// call each other that way; `f_X(c)` stays as a thin wrapper for the function table, the
     /// runtime and overrides (docs/c-abi.md, "MEMARG").
     pub memarg: bool,
+    /// State in locals: slots of these roles (plain slots and the words packed slots live in;
+    /// never arrays) are C locals in each function, loaded at entry and written back before
+    /// anything outside the function can see `struct cpu` (docs/c-abi.md, "State in locals").
+    pub state_in_locals: RoleSet,
 }
 
 /// One emitted C function and the functions it names.

@@ -59,7 +59,15 @@ void ext_swap(struct cpu *restrict c) { uint32_t t = c->a; c->a = c->b; c->b = t
     for _ in 0..2 {
         let dir = tempfile::tempdir().expect("temporary directory");
         let src = dir.path().join("deeper").join("src");
-        let jobs = common::write_generation(&src, &program, &image, entry, std::slice::from_ref(&guest), 2, false);
+        let jobs = common::write_generation(
+            &src,
+            &program,
+            &image,
+            entry,
+            std::slice::from_ref(&guest),
+            2,
+            common::generation::Choices::BASELINE,
+        );
         let binary = common::build(dir.path(), &src, &jobs, &toolchain);
         binaries.push(std::fs::read(&binary).expect("read the binary"));
         let out = rpt_build::run_captured(&rpt_api::Runner::Native, &binary, &[]).expect("run");
@@ -118,6 +126,7 @@ fn ctx<'a>(
         memory: common::MEMORY,
         listing_name: "t.lst",
         memarg: false,
+        state_in_locals: rpt_ir::RoleSet::EMPTY,
     }
 }
 
@@ -258,6 +267,7 @@ fn cpu_header_handles_awkward_states() {
             params: vec![Type::I32],
             result: None,
             effects: Effects::PURE,
+            touches: Vec::new(),
         },
     );
     let text = rpt_emit_c::cpu_header(&StateDesc::new(), common::MEMORY, &helpers);

@@ -394,14 +394,14 @@ fn directives(text: &str) -> Directives {
     d
 }
 
-/// Runs one program, emitted with or without MEMARG; returns the problems found (empty when C and
+/// Runs one program, emitted with `choices`; returns the problems found (empty when C and
 /// interpreter agree).
-fn check_program(path: &Path, toolchain: &rpt_build::Toolchain, memarg: bool) -> Vec<String> {
+fn check_program(path: &Path, toolchain: &rpt_build::Toolchain, choices: common::generation::Choices) -> Vec<String> {
     let name = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let name = if memarg { format!("{name} (memarg)") } else { name };
+    let name = format!("{name}{}", choices.suffix());
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let d = directives(&text);
     let program = common::load_program(path);
@@ -427,7 +427,7 @@ fn check_program(path: &Path, toolchain: &rpt_build::Toolchain, memarg: bool) ->
         path: "guest/driver.c".into(),
         contents: driver_source(&program, &elems, &runs),
     };
-    let jobs = common::write_generation(&src, &program, &image, entry, &[driver], 3, memarg);
+    let jobs = common::write_generation(&src, &program, &image, entry, &[driver], 3, choices);
     let binary = common::build(dir.path(), &src, &jobs, toolchain);
 
     let mut problems = Vec::new();
@@ -502,8 +502,8 @@ fn c_backend_matches_the_interpreter() {
     );
     let mut problems = Vec::new();
     for path in &files {
-        for memarg in [false, true] {
-            problems.extend(check_program(path, &toolchain, memarg));
+        for choices in common::generation::Choices::all() {
+            problems.extend(check_program(path, &toolchain, choices));
         }
     }
     assert!(

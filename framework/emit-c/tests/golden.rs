@@ -1,6 +1,7 @@
 //! Golden tests of emitted C (`tests/golden/*.rir`, `test emit-c`): each program is emitted (CPU
 //! header, one shard with all its functions, function table) into the `default` section, and once
-//! more with MEMARG into the `memarg` section. `RPT_BLESS=1 cargo test -p rpt-emit-c --test golden`
+//! more with MEMARG into the `memarg` section, and once with every slot role's state in C locals
+//! into the `locals` section. `RPT_BLESS=1 cargo test -p rpt-emit-c --test golden`
 //! rewrites them.
 
 mod common;
@@ -10,8 +11,11 @@ use std::collections::BTreeSet;
 use rpt_ir::GuestAddr;
 use rpt_testkit::filetest;
 
-fn render(program: &rpt_ir::Program, listing_name: &str, memarg: bool) -> String {
-    let emitted = common::emit_all_with(program, listing_name, memarg);
+use common::generation::Choices;
+
+fn render(program: &rpt_ir::Program, listing_name: &str, choices: Choices) -> String {
+    let memarg = choices.memarg;
+    let emitted = common::emit_all_with(program, listing_name, choices);
     let refs: Vec<&rpt_emit_c::EmittedFunction> = emitted.iter().collect();
     let addrs: BTreeSet<GuestAddr> = program.functions.keys().copied().collect();
     let entry = addrs.iter().next().copied().unwrap_or_default();
@@ -35,8 +39,29 @@ fn emitted_c_matches_the_golden_files() {
         let program = common::parse_program(&case.path, &case.input);
         let listing = format!("{}.lst", case.name);
         Ok(vec![
-            ("default".to_string(), render(&program, &listing, false)),
-            ("memarg".to_string(), render(&program, &listing, true)),
+            ("default".to_string(), render(&program, &listing, Choices::BASELINE)),
+            (
+                "memarg".to_string(),
+                render(
+                    &program,
+                    &listing,
+                    Choices {
+                        memarg: true,
+                        ..Choices::BASELINE
+                    },
+                ),
+            ),
+            (
+                "locals".to_string(),
+                render(
+                    &program,
+                    &listing,
+                    Choices {
+                        state_in_locals: rpt_ir::RoleSet::of(&rpt_ir::SlotRole::ALL),
+                        ..Choices::BASELINE
+                    },
+                ),
+            ),
         ])
     });
 }

@@ -270,7 +270,10 @@ fn draft_manifest(
     }
     plugins.push(plugin("host", new.host.plugin.info()));
     let mut passes = Vec::new();
-    for config in recipe.passes.iter().filter(|p| p.enabled) {
+    for config in rpt_core::pipeline(recipe, Some(new.host.plugin.as_ref()))
+        .iter()
+        .filter(|p| p.enabled)
+    {
         if let Some(pass) = new.registry.pass(&config.name) {
             plugins.push(plugin("pass", pass.info()));
         }

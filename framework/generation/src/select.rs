@@ -50,24 +50,27 @@ pub struct EffectiveRecipe {
 /// The recipe with `selection` applied: its passes replaced when the selection names passes; its
 /// host replaced when the selection names another host, which also drops the recipe's `host_cpu`
 /// and `l1i` (they describe the recipe's own host); then its CPU model replaced when the selection
-/// names one.
+/// names one. A recipe that lists no passes keeps none: the core runs its host's recommended
+/// pipeline ([`rpt_core::pipeline`]), which the manifest records, and the generation's name says
+/// "recommended" rather than the list, as it says nothing of rpt's version either.
 ///
 /// Pure: the same recipe and selection always give the same recipe, so the generation a recompile
 /// writes is the one a promote looks for. A pass named twice is an error.
 pub fn effective_recipe(mut recipe: Recipe, selection: &Selection) -> Result<EffectiveRecipe, GenerationError> {
     if let Some(names) = &selection.passes {
         let mut seen = BTreeSet::new();
-        recipe.passes = Vec::new();
+        let mut passes = Vec::new();
         for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
             if !seen.insert(name) {
                 return Err(GenerationError::PassTwice(name.to_string()));
             }
-            recipe.passes.push(PassConfig {
+            passes.push(PassConfig {
                 name: name.to_string(),
                 enabled: true,
                 params: Default::default(),
             });
         }
+        recipe.passes = Some(passes);
     }
     let host_from_recipe = selection.host.as_ref().is_none_or(|h| *h == recipe.host);
     let mut dropped_settings_of = None;
@@ -188,11 +191,12 @@ mod tests {
             .recipe
             .passes
             .iter()
+            .flatten()
             .map(|p| (p.name.as_str(), p.enabled, p.params.len()))
             .collect();
         assert_eq!(names, [("memarg", true, 0), ("flag-abi", true, 0)]);
         let none = effective_recipe(recipe(), &select(None, None, Some(&[]))).expect("effective");
-        assert!(none.recipe.passes.is_empty());
+        assert_eq!(none.recipe.passes, Some(vec![]), "an empty list runs no passes");
         let twice = effective_recipe(recipe(), &select(None, None, Some(&["memarg", "memarg"])));
         assert_eq!(
             twice.expect_err("a pass named twice").to_string(),

@@ -298,6 +298,11 @@ pub struct HelperDecl {
     pub result: Option<Type>,
     /// What it may touch.
     pub effects: Effects,
+    /// The only slots it reads (with `reads_state`) or writes (with `writes_state`), in slot
+    /// order; empty means any slot. Code that keeps slots outside `struct cpu` (state in locals)
+    /// hands over only these around a call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub touches: Vec<SlotId>,
 }
 
 /// The operation of one non-terminator instruction.

@@ -25,7 +25,7 @@ pub use inst::{
     BinaryOp, BlockCall, CallTarget, ConvOp, Effects, ExitReason, FBinaryOp, FConvOp, FTernaryOp, FUnaryOp, FloatCC,
     HelperDecl, Inst, InstKind, IntCC, Terminator, UnaryOp,
 };
-pub use state::{Slot, SlotLayout, SlotRole, StateDesc, StateError, is_identifier};
+pub use state::{RoleSet, Slot, SlotLayout, SlotRole, StateDesc, StateError, is_identifier};
 pub use types::{AddrSpace, Endian, Rounding, Type};
 
 /// What determines the memory layout of the IR types: the sha256 of this crate's source, the

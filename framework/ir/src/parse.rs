@@ -272,7 +272,7 @@ pub fn parse_program(text: &str) -> Result<Program, ParseError> {
                 seen_state = true;
             }
             "helper" => {
-                let decl = parse_helper(&mut line)?;
+                let decl = parse_helper(&mut line, &program.state)?;
                 if program.helpers.insert(decl.name.clone(), decl).is_some() {
                     return Err(ParseError {
                         line: line.no,
@@ -421,7 +421,7 @@ fn parse_state_body(lines: &mut Lines<'_>) -> Result<StateDesc, ParseError> {
     }
 }
 
-fn parse_helper(line: &mut Line<'_>) -> Result<HelperDecl, ParseError> {
+fn parse_helper(line: &mut Line<'_>, state: &StateDesc) -> Result<HelperDecl, ParseError> {
     let name = match line.next("`@name`")? {
         Tok::Helper(h) => h,
         _ => {
@@ -446,8 +446,27 @@ fn parse_helper(line: &mut Line<'_>) -> Result<HelperDecl, ParseError> {
         result = Some(line.ty()?);
     }
     let mut effects = Effects::default();
+    let mut touches = Vec::new();
     while line.peek().is_some() {
-        let w = line.word("an effect")?;
+        let w = line.word("an effect or `touches`")?;
+        if w == "touches" {
+            while line.peek().is_some() {
+                match line.next("`%slot`")? {
+                    Tok::Slot(name) => match state.find(&name) {
+                        Some(slot) => touches.push(slot),
+                        None => {
+                            line.pos -= 1;
+                            return Err(line.err(format!("unknown slot `%{name}`")));
+                        }
+                    },
+                    _ => {
+                        line.pos -= 1;
+                        return line.unexpected("`%slot`");
+                    }
+                }
+            }
+            break;
+        }
         if !effects.set_by_name(&w) {
             line.pos -= 1;
             return Err(line.err(format!("unknown effect `{w}`")));
@@ -458,6 +477,7 @@ fn parse_helper(line: &mut Line<'_>) -> Result<HelperDecl, ParseError> {
         params,
         result,
         effects,
+        touches,
     })
 }
 

@@ -22,6 +22,15 @@ pub fn write_program(out: &mut String, program: &Program) -> fmt::Result {
         for effect in helper.effects.names() {
             write!(out, " {effect}")?;
         }
+        if !helper.touches.is_empty() {
+            out.push_str(" touches");
+            for slot in &helper.touches {
+                match program.state.get(*slot) {
+                    Some(s) => write!(out, " %{}", s.name)?,
+                    None => write!(out, " %{slot}")?,
+                }
+            }
+        }
         out.push('\n');
     }
     for (addr, symbol) in &program.externs {

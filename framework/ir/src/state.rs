@@ -40,6 +40,44 @@ impl SlotRole {
     }
 }
 
+/// A set of slot roles (the state-in-memory pass names the classes of slots kept in C locals).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+pub struct RoleSet(u8);
+
+impl RoleSet {
+    /// No roles.
+    pub const EMPTY: RoleSet = RoleSet(0);
+
+    fn bit(role: SlotRole) -> u8 {
+        1 << SlotRole::ALL.iter().position(|r| *r == role).unwrap_or(0)
+    }
+
+    /// The set of `roles`.
+    pub fn of(roles: &[SlotRole]) -> RoleSet {
+        RoleSet(roles.iter().fold(0, |acc, r| acc | RoleSet::bit(*r)))
+    }
+
+    /// Whether `role` is in the set.
+    pub fn contains(self, role: SlotRole) -> bool {
+        self.0 & RoleSet::bit(role) != 0
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The roles of either set.
+    pub fn union(self, other: RoleSet) -> RoleSet {
+        RoleSet(self.0 | other.0)
+    }
+
+    /// The roles in the set, in [`SlotRole::ALL`] order.
+    pub fn roles(self) -> Vec<SlotRole> {
+        SlotRole::ALL.into_iter().filter(|r| self.contains(*r)).collect()
+    }
+}
+
 /// Where a slot's bits live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum SlotLayout {

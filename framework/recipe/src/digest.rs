@@ -86,7 +86,12 @@ pub fn canonical_form(recipe: &Recipe, image_sha256: &str) -> String {
             ),
         );
     }
-    for pass in recipe.passes.iter().filter(|p| p.enabled) {
+    // A recipe without a pipeline gets its host's recommended one, which only the effective
+    // recipe (rpt-generation) knows; as written it is a recipe of its own.
+    if recipe.passes.is_none() {
+        line(&mut out, "passes recommended");
+    }
+    for pass in recipe.passes.iter().flatten().filter(|p| p.enabled) {
         line(&mut out, &format!("pass {}", quote(&pass.name)));
         for (name, value) in &pass.params {
             line(&mut out, &format!("  param {} {}", quote(name), param_text(value)));

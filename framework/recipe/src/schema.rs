@@ -55,9 +55,10 @@ pub struct Recipe {
     /// sha256 like the image; they are copied into the generation's `src/overrides/`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub c_sources: Vec<CSource>,
-    /// The pass pipeline, run in this order.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub passes: Vec<PassConfig>,
+    /// The pass pipeline, run in this order. Absent, the host's recommended pipeline runs
+    /// (`rpt hosts` lists it; `rpt recompile` prints the one it used); `passes: []` runs none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes: Option<Vec<PassConfig>>,
     /// How many C files the generated functions are spread over (1..=4096).
     #[serde(default = "default_shards")]
     pub shards: u32,

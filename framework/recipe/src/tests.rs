@@ -76,17 +76,18 @@ fn a_good_recipe_parses() {
             original_sha256: HASH_B.into()
         }]
     );
-    assert_eq!(r.passes.len(), 3);
+    let passes = r.passes.as_deref().expect("the recipe lists passes");
+    assert_eq!(passes.len(), 3);
     assert_eq!(
-        r.passes[0],
+        passes[0],
         PassConfig {
             name: "const-fold".into(),
             enabled: true,
             params: BTreeMap::new()
         }
     );
-    assert!(!r.passes[1].enabled);
-    let params = &r.passes[2].params;
+    assert!(!passes[1].enabled);
+    let params = &passes[2].params;
     assert_eq!(params.get("strict"), Some(&ParamValue::Bool(true)));
     assert_eq!(params.get("limit"), Some(&ParamValue::Int(-16)));
     assert_eq!(params.get("mode"), Some(&ParamValue::Str("fast".into())));
@@ -114,7 +115,10 @@ fn optional_fields_take_their_defaults() {
     assert_eq!(r.host, DEFAULT_HOST);
     assert_eq!(r.shards, DEFAULT_SHARDS);
     assert!(r.entry_points.is_empty() && r.function_hints.is_empty() && r.overrides.is_empty());
-    assert!(r.passes.is_empty() && r.plugins.is_empty());
+    assert!(
+        r.passes.is_none() && r.plugins.is_empty(),
+        "no passes listed: the host's recommendation"
+    );
     assert!(r.compiler.is_default());
     for launcher in ["\"ccache\"", "Some(\"ccache\")"] {
         let r = parse(path(), &minimal(&format!("compiler: (launcher: {launcher})"))).expect("launcher parses");
@@ -370,7 +374,7 @@ fn digest_changes_when_a_pass_is_enabled() {
 
 #[test]
 fn a_disabled_pass_does_not_change_the_digest() {
-    let without = parse(path(), &minimal("")).expect("parses");
+    let without = parse(path(), &minimal("passes: []")).expect("parses");
     let with = parse(
         path(),
         &minimal("passes: [(name: \"new-pass\", enabled: false, params: {\"x\": 1})]"),
@@ -379,7 +383,9 @@ fn a_disabled_pass_does_not_change_the_digest() {
     assert_eq!(digest(&without, HASH_A), digest(&with, HASH_A));
     // Removing a disabled pass from a longer list changes nothing either.
     let mut fewer = good();
-    fewer.passes.retain(|p| p.enabled);
+    if let Some(passes) = &mut fewer.passes {
+        passes.retain(|p| p.enabled);
+    }
     assert_eq!(digest(&good(), HASH_A), digest(&fewer, HASH_A));
 }
 
@@ -389,12 +395,15 @@ fn default_values_written_out_do_not_change_the_digest() {
     let explicit = parse(
         path(),
         &minimal(
-            "host: \"x86-64\", shards: 8, entry_points: [], function_hints: [], overrides: [], passes: [], \
+            "host: \"x86-64\", shards: 8, entry_points: [], function_hints: [], overrides: [], \
              compiler: (cflags: []), plugins: [], strict_lifting: false",
         ),
     )
     .expect("parses");
     assert_eq!(digest(&bare, HASH_A), digest(&explicit, HASH_A));
+    // No `passes` means the host's recommended pipeline; `passes: []` means none: two builds.
+    let none = parse(path(), &minimal("passes: []")).expect("parses");
+    assert_ne!(digest(&bare, HASH_A), digest(&none, HASH_A));
 }
 
 #[test]

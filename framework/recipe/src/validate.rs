@@ -111,7 +111,7 @@ pub(crate) fn validate(path: &Path, text: &str, recipe: &Recipe) -> Result<(), R
     }
 
     let mut pass_names = BTreeMap::new();
-    for (i, pass) in recipe.passes.iter().enumerate() {
+    for (i, pass) in recipe.passes.iter().flatten().enumerate() {
         if pass.name.trim().is_empty() {
             return Err(fail(
                 format!("passes[{i}].name"),

@@ -61,6 +61,7 @@ pub fn helpers() -> Vec<HelperDecl> {
             params: vec![Type::I64],
             result: Some(Type::I64),
             effects: Effects::PURE,
+            touches: Vec::new(),
         });
     }
     out

@@ -18,7 +18,7 @@
 use rpt_ir::interp::{MachineState, Val};
 use rpt_ir::{Effects, HelperDecl, StateDesc, Type};
 
-use crate::state::{FPU_CW, FPU_SW, FPU_TAGS, FPU_TOP, ST_E, ST_M};
+use crate::state::{AF, CF, FPU_CW, FPU_RESULT_E, FPU_SW, FPU_TAGS, FPU_TOP, OF, PF, SF, ST_E, ST_M, ZF};
 
 /// An 80-bit extended value: the explicit-integer-bit significand and the sign-and-exponent word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -224,11 +224,29 @@ pub fn helpers() -> Vec<HelperDecl> {
         writes_state: true,
         ..Effects::PURE
     };
+    // What runtime/x87.c reads and writes: the x87 unit's own slots and the arithmetic flags
+    // (fcomi), never a general-purpose register (interp/cpu.h holds the same list).
+    let touches = vec![
+        CF,
+        PF,
+        AF,
+        ZF,
+        SF,
+        OF,
+        FPU_CW,
+        FPU_SW,
+        FPU_TOP,
+        FPU_TAGS,
+        ST_M,
+        ST_E,
+        FPU_RESULT_E,
+    ];
     let decl = |name: &str, params: &[Type], result: Option<Type>| HelperDecl {
         name: name.to_string(),
         params: params.to_vec(),
         result,
         effects: state,
+        touches: touches.clone(),
     };
     use Type::{I32, I64};
     vec![

@@ -314,7 +314,73 @@ macro_rules! conditions {
                 a.inc(g.r32())?;
                 Ok(0)
             });
+            // Right after the instruction that set the flags, the lifter asks the condition of
+            // that instruction's operands directly (lift/flags.rs): every such pairing, at every
+            // width, and the ones where something between must stop it.
+            t!($v, concat!("cmp r32, r32; ", stringify!($set)), |a, g| {
+                a.cmp(g.r32(), g.r32())?;
+                a.$set(g.r8())?;
+                Ok(0)
+            });
+            t!($v, concat!("cmp r8, imm8; ", stringify!($j)), |a, g| {
+                a.cmp(g.r8(), g.imm8())?;
+                jump_over_mov!(a, g, $j);
+                Ok(0)
+            });
+            t!($v, concat!("sub r16, m16; ", stringify!($cmov)), |a, g| {
+                a.sub(g.r16(), g.m16())?;
+                a.$cmov(g.r32(), g.r32())?;
+                Ok(0)
+            });
+            t!($v, concat!("cmp m32, imm32; mov; ", stringify!($j)), |a, g| {
+                a.cmp(g.m32(), g.imm32())?;
+                a.mov(g.r32(), g.r32())?;
+                jump_over_mov!(a, g, $j);
+                Ok(0)
+            });
+            t!($v, concat!("neg r32; ", stringify!($set)), |a, g| {
+                a.neg(g.r32())?;
+                a.$set(g.r8())?;
+                Ok(0)
+            });
+            t!($v, concat!("test r32, r32; ", stringify!($j)), |a, g| {
+                a.test(g.r32(), g.r32())?;
+                jump_over_mov!(a, g, $j);
+                Ok(AF)
+            });
+            t!($v, concat!("and r8, r8; ", stringify!($set)), |a, g| {
+                a.and(g.r8(), g.r8())?;
+                a.$set(g.r8())?;
+                Ok(AF)
+            });
+            t!($v, concat!("cmp r32, r32; inc; ", stringify!($j)), |a, g| {
+                a.cmp(g.r32(), g.r32())?;
+                a.inc(g.r32())?;
+                jump_over_mov!(a, g, $j);
+                Ok(0)
+            });
+            t!($v, concat!("sbb r32, r32; ", stringify!($set)), |a, g| {
+                a.sbb(g.r32(), g.r32())?;
+                a.$set(g.r8())?;
+                Ok(0)
+            });
+            t!($v, concat!("add r16, imm8; ", stringify!($set)), |a, g| {
+                a.add(g.r16(), g.imm8())?;
+                a.$set(g.r8())?;
+                Ok(0)
+            });
         )*
+    };
+}
+
+/// `jcc` over a `mov` of a random value, then an `inc`, as the plain condition cases do.
+macro_rules! jump_over_mov {
+    ($a:ident, $g:ident, $j:ident) => {
+        let mut skip = $a.create_label();
+        $a.$j(skip)?;
+        $a.mov($g.r32(), $g.imm32())?;
+        $a.set_label(&mut skip)?;
+        $a.inc($g.r32())?;
     };
 }
 

@@ -629,7 +629,15 @@ fn compiled_run(cases: &[Case], programs: &[Program]) -> Vec<State> {
     let _ = std::fs::remove_dir_all(&dir);
     let src = dir.join("src");
     // Two shards, so that two cores compile in parallel.
-    let jobs = emit_support::write_generation(&src, &program, &image, entry, &extra, 2, false);
+    let jobs = emit_support::write_generation(
+        &src,
+        &program,
+        &image,
+        entry,
+        &extra,
+        2,
+        emit_support::generation::Choices::BASELINE,
+    );
     let mut settings = X86_64Host.compiler();
     // The driver's main replaces the runtime's.
     settings

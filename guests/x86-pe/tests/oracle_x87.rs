@@ -862,7 +862,12 @@ fn run_compiled(cases: &[Case], stacks: &[u32], unit: CUnit) -> Vec<Outcome32> {
         entry,
         &extra,
         2,
-        false,
+        // Guest state in C locals (passes/state-in-memory), so every x87 helper runs between a
+        // spill and a reload of the registers it may see.
+        generation::Choices {
+            state_in_locals: rpt_ir::RoleSet::of(&rpt_ir::SlotRole::ALL),
+            ..generation::Choices::BASELINE
+        },
     );
     let unit_flags: &[&str] = match unit {
         CUnit::Host => &[],

@@ -11,7 +11,9 @@ mod runner;
 mod shim;
 mod toolchain;
 
-use rpt_api::{CEnvironment, CompilerSettings, CpuModel, HostDesc, HostPlugin, PluginInfo, Requirement, Runner};
+use rpt_api::{
+    CEnvironment, CompilerSettings, CpuModel, HostDesc, HostPlugin, MEASURED_PIPELINE, PluginInfo, Requirement, Runner,
+};
 
 pub use geometry::{DEFAULT_CPU, cpu_models};
 pub use runner::QEMU;
@@ -26,7 +28,7 @@ impl HostPlugin for Aarch64Host {
         let default = geometry::default_model();
         // x0..x30 without x29 (frame pointer) and x30 (link register); x18 is free on Linux.
         // v0..v31 for floating point.
-        HostDesc::little_endian_64(TRIPLE, &default.name, default.l1i, 29, 32)
+        HostDesc::little_endian_64(TRIPLE, &default.name, default.l1i, 29, 32).recommending(MEASURED_PIPELINE)
     }
 
     fn cpu_models(&self) -> Vec<CpuModel> {

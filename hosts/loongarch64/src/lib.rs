@@ -13,7 +13,9 @@ mod runner;
 mod shim;
 mod toolchain;
 
-use rpt_api::{CEnvironment, CompilerSettings, CpuModel, HostDesc, HostPlugin, PluginInfo, Requirement, Runner};
+use rpt_api::{
+    CEnvironment, CompilerSettings, CpuModel, HostDesc, HostPlugin, MEASURED_PIPELINE, PluginInfo, Requirement, Runner,
+};
 
 pub use geometry::{DEFAULT_CPU, cpu_models};
 pub use runner::QEMU;
@@ -29,7 +31,7 @@ impl HostPlugin for Loongarch64Host {
         let default = geometry::default_model();
         // r0..r31 without r0 (zero), r1 (ra), r2 (tp), r3 (sp), r21 (reserved) and r22 (fp);
         // f0..f31 for floating point.
-        HostDesc::little_endian_64(TRIPLE, &default.name, default.l1i, 26, 32)
+        HostDesc::little_endian_64(TRIPLE, &default.name, default.l1i, 26, 32).recommending(MEASURED_PIPELINE)
     }
 
     fn cpu_models(&self) -> Vec<CpuModel> {

@@ -10,7 +10,9 @@ mod runner;
 mod shim;
 mod toolchain;
 
-use rpt_api::{CEnvironment, CompilerSettings, CpuModel, HostDesc, HostPlugin, PluginInfo, Requirement, Runner};
+use rpt_api::{
+    CEnvironment, CompilerSettings, CpuModel, HostDesc, HostPlugin, MEASURED_PIPELINE, PluginInfo, Requirement, Runner,
+};
 
 pub use geometry::{FALLBACK_L1I, cpu_models, l1i_from_sysfs, l1i_geometry};
 pub use toolchain::{CFLAGS, LDFLAGS, TRIPLE};
@@ -22,7 +24,7 @@ pub struct X86_64Host;
 impl HostPlugin for X86_64Host {
     fn desc(&self) -> HostDesc {
         // rax..r15 without rsp and rbp; xmm0..xmm15 (AVX-512's extra registers are not assumed).
-        HostDesc::little_endian_64(TRIPLE, "native", l1i_geometry(), 14, 16)
+        HostDesc::little_endian_64(TRIPLE, "native", l1i_geometry(), 14, 16).recommending(MEASURED_PIPELINE)
     }
 
     fn cpu_models(&self) -> Vec<CpuModel> {

@@ -40,6 +40,7 @@ impl PassPlugin for MemargPass {
     fn codegen(&self, _params: &PassParams) -> Codegen {
         Codegen {
             memory_base_argument: true,
+            ..Codegen::default()
         }
     }
 

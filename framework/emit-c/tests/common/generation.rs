@@ -14,13 +14,57 @@ use rpt_emit_c::{EmitContext, EmittedFunction};
 use rpt_ir::{GuestAddr, InstKind, Program};
 use rpt_testkit::cbuild::CCompiler;
 
-/// Emits every function of a program for a guest of `memory`'s model, in address order, with or
-/// without MEMARG; the listing they point into is `listing_name`.
+/// The code-generation choices a test emits with (the default is none: the baseline).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Choices {
+    /// MEMARG.
+    pub memarg: bool,
+    /// State in locals, for slots of these roles.
+    pub state_in_locals: rpt_ir::RoleSet,
+}
+
+impl Choices {
+    /// The baseline.
+    pub const BASELINE: Choices = Choices {
+        memarg: false,
+        state_in_locals: rpt_ir::RoleSet::EMPTY,
+    };
+
+    /// Every combination the C backend has: baseline, MEMARG, state in locals (all roles), both.
+    pub fn all() -> [Choices; 4] {
+        let locals = rpt_ir::RoleSet::of(&rpt_ir::SlotRole::ALL);
+        [
+            (false, rpt_ir::RoleSet::EMPTY),
+            (true, rpt_ir::RoleSet::EMPTY),
+            (false, locals),
+            (true, locals),
+        ]
+        .map(|(memarg, state_in_locals)| Choices {
+            memarg,
+            state_in_locals,
+        })
+    }
+
+    /// A suffix naming the choices in test output (`""` for the baseline).
+    pub fn suffix(self) -> String {
+        let mut out = String::new();
+        if self.memarg {
+            out.push_str(" (memarg)");
+        }
+        if !self.state_in_locals.is_empty() {
+            out.push_str(" (state in locals)");
+        }
+        out
+    }
+}
+
+/// Emits every function of a program for a guest of `memory`'s model, in address order, with
+/// `choices`; the listing they point into is `listing_name`.
 pub fn emit_functions(
     program: &Program,
     memory: MemoryModel,
     listing_name: &str,
-    memarg: bool,
+    choices: Choices,
 ) -> Vec<EmittedFunction> {
     let ctx = EmitContext {
         state: &program.state,
@@ -28,7 +72,8 @@ pub fn emit_functions(
         externs: &program.externs,
         memory,
         listing_name,
-        memarg,
+        memarg: choices.memarg,
+        state_in_locals: choices.state_in_locals,
     };
     program
         .functions
@@ -62,9 +107,9 @@ pub fn generation_sources(
     entry: GuestAddr,
     extra: &[SourceFile],
     shard_count: u32,
-    memarg: bool,
+    choices: Choices,
 ) -> BTreeMap<String, String> {
-    let emitted = emit_functions(program, memory, "test.lst", memarg);
+    let emitted = emit_functions(program, memory, "test.lst", choices);
     let mut files: BTreeMap<String, String> = BTreeMap::new();
     files.insert(
         "cpu.h".into(),
@@ -80,13 +125,13 @@ pub fn generation_sources(
     for (n, funcs) in &shards {
         files.insert(
             format!("shard_{n:02}.c"),
-            rpt_emit_c::shard_source(funcs, &program.externs, memarg),
+            rpt_emit_c::shard_source(funcs, &program.externs, choices.memarg),
         );
     }
     let addrs: BTreeSet<GuestAddr> = program.functions.keys().copied().collect();
     files.insert(
         "functab.c".into(),
-        rpt_emit_c::function_table(&addrs, &program.externs, entry, memarg),
+        rpt_emit_c::function_table(&addrs, &program.externs, entry, choices.memarg),
     );
     files.insert("image.c".into(), rpt_emit_c::image_source(image));
     files.insert(

@@ -53,16 +53,16 @@ pub fn parse_program(path: &Path, text: &str) -> Program {
 
 /// Emits every function of a program, in address order.
 pub fn emit_all(program: &Program, listing_name: &str) -> Vec<EmittedFunction> {
-    emit_all_with(program, listing_name, false)
+    emit_all_with(program, listing_name, generation::Choices::BASELINE)
 }
 
-/// [`emit_all`], with or without MEMARG.
-pub fn emit_all_with(program: &Program, listing_name: &str, memarg: bool) -> Vec<EmittedFunction> {
-    generation::emit_functions(program, MEMORY, listing_name, memarg)
+/// [`emit_all`], with `choices`.
+pub fn emit_all_with(program: &Program, listing_name: &str, choices: generation::Choices) -> Vec<EmittedFunction> {
+    generation::emit_functions(program, MEMORY, listing_name, choices)
 }
 
 /// Writes a generation's `src/` (cpu.h, shards, functab.c, image.c, listing, runtime and the
-/// given extra files), with or without MEMARG, and returns the compile jobs for its C files, in a
+/// given extra files), with `choices`, and returns the compile jobs for its C files, in a
 /// fixed order.
 pub fn write_generation(
     src: &Path,
@@ -71,9 +71,9 @@ pub fn write_generation(
     entry: GuestAddr,
     extra: &[SourceFile],
     shard_count: u32,
-    memarg: bool,
+    choices: generation::Choices,
 ) -> Vec<CompileJob> {
-    let files = generation::generation_sources(program, MEMORY, image, entry, extra, shard_count, memarg);
+    let files = generation::generation_sources(program, MEMORY, image, entry, extra, shard_count, choices);
     generation::write_sources(src, &files)
         .into_iter()
         .map(|path| CompileJob {

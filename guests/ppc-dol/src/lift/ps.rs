@@ -115,6 +115,7 @@ pub fn helpers() -> Vec<rpt_ir::HelperDecl> {
                 reads_memory: true,
                 ..Effects::PURE
             },
+            touches: Vec::new(),
         },
         HelperDecl {
             name: quantize::STORE_HELPER.to_string(),
@@ -124,6 +125,7 @@ pub fn helpers() -> Vec<rpt_ir::HelperDecl> {
                 writes_memory: true,
                 ..Effects::PURE
             },
+            touches: Vec::new(),
         },
     ]
 }

@@ -29,6 +29,7 @@ pub fn helpers() -> Vec<HelperDecl> {
                 writes_memory: true,
                 may_exit: true,
             },
+            touches: Vec::new(),
         },
         HelperDecl {
             name: TIMEBASE_HELPER.to_string(),
@@ -39,6 +40,7 @@ pub fn helpers() -> Vec<HelperDecl> {
                 reads_state: true,
                 ..Effects::PURE
             },
+            touches: Vec::new(),
         },
     ]
 }

@@ -70,7 +70,12 @@ pub fn build_compiled(dir: &Path, programs: &[Program], entry: GuestAddr, driver
     );
     let memory = PpcDol.memory_model(platform.name, &options);
     let image = guest::image_without_segments(entry);
-    // Two shards, so that the two cores compile in parallel.
-    let files = generation::generation_sources(&program, memory, &image, entry, &extra, 2, false);
+    // Two shards, so that the two cores compile in parallel. Guest state lives in C locals
+    // (passes/state-in-memory), the form the default pipeline builds.
+    let choices = generation::Choices {
+        state_in_locals: rpt_ir::RoleSet::of(&rpt_ir::SlotRole::ALL),
+        ..generation::Choices::BASELINE
+    };
+    let files = generation::generation_sources(&program, memory, &image, entry, &extra, 2, choices);
     generation::build_driver(dir, &files, &[], name)
 }

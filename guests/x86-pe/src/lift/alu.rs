@@ -70,9 +70,10 @@ fn binop(lx: &mut Lifter<'_>, insn: &Instruction, op: Op) {
         Op::Or => lx.b.binary(BinaryOp::Or, a, b),
         Op::Xor => lx.b.binary(BinaryOp::Xor, a, b),
     };
+    let carry_in = matches!(op, Op::Adc | Op::Sbb);
     match op {
-        Op::Add | Op::Adc => lx.set_arith_flags(BinaryOp::Add, a, b, r, true),
-        Op::Sub | Op::Sbb | Op::Cmp => lx.set_arith_flags(BinaryOp::Sub, a, b, r, true),
+        Op::Add | Op::Adc => lx.set_arith_flags(BinaryOp::Add, a, b, r, true, carry_in),
+        Op::Sub | Op::Sbb | Op::Cmp => lx.set_arith_flags(BinaryOp::Sub, a, b, r, true, carry_in),
         Op::And | Op::Or | Op::Xor | Op::Test => lx.set_logic_flags(r),
     }
     if !matches!(op, Op::Cmp | Op::Test) {

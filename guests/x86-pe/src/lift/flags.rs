@@ -1,13 +1,42 @@
 //! The six arithmetic flags, computed exactly from operands and results, and condition codes.
 //!
 //! Carries and overflows come from bit formulas on the operands and the result, which hold for
-//! every width and with or without a carry in, so `adc`/`sbb` need no wider arithmetic.
+//! every width and with or without a carry in, so `adc`/`sbb` need no wider arithmetic. Without a
+//! carry in, CF is a direct unsigned comparison instead (`a <u b` for `a - b`, `r <u a` for
+//! `a + b`), which the host compiler turns into the flag its own compare sets.
+//!
+//! Conditions read after a `cmp`/`sub`/`neg` (without borrow) or a logic operation in the same
+//! block, with no flag written in between, are direct comparisons of that operation's operands
+//! (`jl` after `cmp a, b` is `a <s b`), not formulas over the flag slots: the host compiler fuses
+//! those with the branch into one compare-and-branch, as it cannot fuse `SF != OF` computed from
+//! bits. The flag slots are still written, for anything else that reads them; passes and the
+//! host compiler drop the writes no one reads. Exactness is kept: each identity below holds for
+//! every operand value, and the instruction fuzzer compares every condition after each operation.
 
 use iced_x86::ConditionCode;
-use rpt_ir::{BinaryOp, IntCC, SlotId, Type, UnaryOp, Value};
+use rpt_ir::{BinaryOp, InstKind, IntCC, SlotId, Type, UnaryOp, Value};
 
 use super::Lifter;
 use crate::state::{AF, CF, OF, PF, SF, ZF};
+
+/// What set the flags last, when a condition can be asked of it directly.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Compare {
+    /// The operation and its operands.
+    kind: CompareKind,
+    /// The IR block the flags were written in, and how many instructions it had then: the
+    /// identities hold only while nothing after those instructions wrote a flag.
+    block: rpt_ir::Block,
+    insts: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum CompareKind {
+    /// `a - b` without a borrow in (`cmp`, `sub`, `neg`, `cmps`, `scas`, `cmpxchg`).
+    Sub { a: Value, b: Value },
+    /// A logic operation with result `r` (CF = OF = 0).
+    Logic { r: Value },
+}
 
 impl Lifter<'_> {
     /// The most significant bit of `v`, as an i1.
@@ -65,15 +94,33 @@ impl Lifter<'_> {
     /// `a op b` for `op` Add or Sub, with the flags of that operation (CF only `with_cf`).
     pub(crate) fn add_sub_with_flags(&mut self, op: BinaryOp, a: Value, b: Value, with_cf: bool) -> Value {
         let r = self.b.binary(op, a, b);
-        self.set_arith_flags(op, a, b, r, with_cf);
+        self.set_arith_flags(op, a, b, r, with_cf, false);
         r
     }
 
     /// CF, OF, AF, ZF, SF and PF of `r = a + b (+ carry in)` (`op` Add) or `r = a - b (- borrow
-    /// in)` (`op` Sub); with `with_cf` false, CF is left alone (inc, dec).
-    pub(crate) fn set_arith_flags(&mut self, op: BinaryOp, a: Value, b: Value, r: Value, with_cf: bool) {
+    /// in)` (`op` Sub), `carry_in` saying whether there was one (`adc`, `sbb`); with `with_cf`
+    /// false, CF is left alone (inc, dec).
+    pub(crate) fn set_arith_flags(
+        &mut self,
+        op: BinaryOp,
+        a: Value,
+        b: Value,
+        r: Value,
+        with_cf: bool,
+        carry_in: bool,
+    ) {
         let subtract = op == BinaryOp::Sub;
-        if with_cf {
+        if with_cf && !carry_in {
+            // A borrow out of a - b exactly when a <u b; a carry out of a + b exactly when the
+            // sum wrapped below a.
+            let cf = if subtract {
+                self.b.icmp(IntCC::Ult, a, b)
+            } else {
+                self.b.icmp(IntCC::Ult, r, a)
+            };
+            self.b.set(CF, cf);
+        } else if with_cf {
             let carries = if subtract {
                 // Borrow out of the top bit: a=0,b=1; or a==b and a borrow into the top bit (then r's top bit is 1).
                 let not_a = self.b.unary(UnaryOp::Not, a);
@@ -104,6 +151,68 @@ impl Lifter<'_> {
         let af = self.aux_carry(a, b, r);
         self.b.set(AF, af);
         self.set_zsp(r);
+        self.last_compare = (subtract && with_cf && !carry_in).then(|| self.compare(CompareKind::Sub { a, b }));
+    }
+
+    /// A [`Compare`] of `kind` whose flags were written by the instructions so far.
+    fn compare(&self, kind: CompareKind) -> Compare {
+        let block = self.b.current_block();
+        Compare {
+            kind,
+            block,
+            insts: self.b.func().block(block).insts.len(),
+        }
+    }
+
+    /// The last comparison, if the flags are still the ones it wrote: same block, and no flag
+    /// written and no helper called since (a helper may write flags through the CPU state).
+    fn live_compare(&self) -> Option<CompareKind> {
+        let compare = self.last_compare?;
+        if compare.block != self.b.current_block() {
+            return None;
+        }
+        let since = self.b.func().block(compare.block).insts.get(compare.insts..)?;
+        let untouched = since.iter().all(|inst| match &inst.kind {
+            InstKind::SetSlot { slot, .. } => ![CF, OF, ZF, SF, PF, AF].contains(slot),
+            InstKind::CallHelper { .. } | InstKind::SetIndexed { .. } => false,
+            _ => true,
+        });
+        untouched.then_some(compare.kind)
+    }
+
+    /// Condition `cc` as a direct comparison of the live comparison's operands, where one says
+    /// the same as the flags; `None` for conditions (and states) it cannot answer.
+    fn direct_cond(&mut self, cc: ConditionCode) -> Option<Value> {
+        use ConditionCode as C;
+        let v = match self.live_compare()? {
+            CompareKind::Sub { a, b } => {
+                let cond = match cc {
+                    C::b => IntCC::Ult,
+                    C::ae => IntCC::Uge,
+                    C::e => IntCC::Eq,
+                    C::ne => IntCC::Ne,
+                    C::be => IntCC::Ule,
+                    C::a => IntCC::Ugt,
+                    C::l => IntCC::Slt,
+                    C::ge => IntCC::Sge,
+                    C::le => IntCC::Sle,
+                    C::g => IntCC::Sgt,
+                    _ => return None,
+                };
+                self.b.icmp(cond, a, b)
+            }
+            // CF = OF = 0, so `l` is SF alone, `le` is ZF or SF, `be` is ZF, and `b` never holds.
+            CompareKind::Logic { r } => match cc {
+                C::e | C::be => self.b.icmp_imm(IntCC::Eq, r, 0),
+                C::ne | C::a => self.b.icmp_imm(IntCC::Ne, r, 0),
+                C::s | C::l => self.b.icmp_imm(IntCC::Slt, r, 0),
+                C::ns | C::ge => self.b.icmp_imm(IntCC::Sge, r, 0),
+                C::le => self.b.icmp_imm(IntCC::Sle, r, 0),
+                C::g => self.b.icmp_imm(IntCC::Sgt, r, 0),
+                _ => return None,
+            },
+        };
+        Some(v)
     }
 
     /// Flags of `and`/`or`/`xor`/`test`: CF = OF = 0, AF = 0 (undefined by the manual; rpt's choice).
@@ -113,11 +222,15 @@ impl Lifter<'_> {
         self.b.set(OF, zero);
         self.b.set(AF, zero);
         self.set_zsp(r);
+        self.last_compare = Some(self.compare(CompareKind::Logic { r }));
     }
 
     /// Evaluates an x86 condition code from the flag slots.
     pub(crate) fn cond(&mut self, cc: ConditionCode) -> Value {
         use ConditionCode as C;
+        if let Some(direct) = self.direct_cond(cc) {
+            return direct;
+        }
         // Each condition comes with its negation (`ne` is not `e`), which tests the same flags.
         let negate = matches!(cc, C::no | C::ae | C::ne | C::a | C::ns | C::np | C::ge | C::g);
         let base = match cc {

@@ -106,6 +106,9 @@ pub(crate) struct Lifter<'a> {
     pub(crate) pc: GuestAddr,
     /// Whether `ret` stores the return address in `eip` (the `ret_eip` guest option).
     pub(crate) ret_eip: bool,
+    /// The last comparison whose flags a condition may read as a direct comparison of its
+    /// operands (`flags.rs`); `None` at the start of every guest block.
+    pub(crate) last_compare: Option<flags::Compare>,
 }
 
 impl Lifter<'_> {
@@ -126,7 +129,12 @@ pub(crate) fn lift_function(walker: &Walker<'_>, entry: GuestAddr, ret_eip: bool
     lift::lift_function(walker, entry, &crate::state::state_desc(), |b, lifting| {
         let eh = &walker.isa().eh;
         lifting.lift_blocks(FunctionLifter {
-            lx: Lifter { b, pc: entry, ret_eip },
+            lx: Lifter {
+                b,
+                pc: entry,
+                ret_eip,
+                last_compare: None,
+            },
             disasm: Disassembler::new(),
             saved_index: None,
             eh_entry: eh.owns_landing_pads(entry).then_some(entry),
@@ -186,6 +194,7 @@ impl<'f> InsnLifter<'f, X86> for FunctionLifter<'f> {
     /// The saved switch index belongs to its guest block.
     fn start_block(&mut self) {
         self.saved_index = None;
+        self.lx.last_compare = None;
         self.sets_esp_from_ecx = false;
     }
 
