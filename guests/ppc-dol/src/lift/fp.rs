@@ -3,7 +3,11 @@
 //!
 //! Model (written down because the 750 manual leaves choices, and passes rely on them):
 //! - Every rounded operation uses the FPSCR's RN field (IR `.rdyn`; the C part's
-//!   `rpt_guest_rounding` reads it).
+//!   `rpt_guest_rounding` reads it). Arithmetic and multiply-adds test RN inline first: when it
+//!   is round-to-nearest (the host's own mode) the operation is a plain host operation, and only
+//!   if that gives a NaN, or RN is another mode, does a cold path redo it with `.rdyn` and the NaN
+//!   rules below ([`Lifter::rounded_result`]). Both paths give the same bits: the fast one is the
+//!   slow one specialised to RN = nearest and a non-NaN result.
 //! - Single-precision instructions compute in double precision and round the result to single
 //!   once more; for single-precision inputs (what `lfs` and single instructions produce) that is
 //!   the correctly rounded single result, because a double holds every exact sum, difference,
@@ -29,7 +33,10 @@
 //! - The FPSCR's summary bits are recomputed after every FPSCR instruction: VX is the OR of the
 //!   invalid-operation causes, FEX says an exception is set with its enable; bit 20 stays 0.
 
-use rpt_ir::{BinaryOp, ConvOp, FBinaryOp, FConvOp, FTernaryOp, FUnaryOp, FloatCC, IntCC, Rounding, Type, Value};
+use rpt_ir::{
+    BinaryOp, BlockCall, ConvOp, FBinaryOp, FConvOp, FTernaryOp, FUnaryOp, FloatCC, IntCC, Rounding, Terminator, Type,
+    Value,
+};
 
 use super::Lifter;
 use crate::decode::Insn;
@@ -84,8 +91,49 @@ impl Lifter<'_> {
 
     /// Rounds a double to single precision (FPSCR rounding) and widens it back, exactly.
     pub(crate) fn round_to_single(&mut self, v: Value) -> Value {
-        let s = self.b.fconvert(FConvOp::Fconvert, Rounding::Dynamic, v, Type::F32);
+        self.round_to_single_by(v, Rounding::Dynamic)
+    }
+
+    /// Rounds a double to single precision by `rounding` and widens it back, exactly.
+    fn round_to_single_by(&mut self, v: Value, rounding: Rounding) -> Value {
+        let s = self.b.fconvert(FConvOp::Fconvert, rounding, v, Type::F32);
         self.b.fconvert(FConvOp::Fconvert, Rounding::Nearest, s, Type::F64)
+    }
+
+    /// The result `compute(rounding)` of an operation on `operands` under the FPSCR's rounding
+    /// mode, with PowerPC's NaN: computed with `Nearest` on a fast path when FPSCR[RN] is
+    /// round-to-nearest, kept unless it is a NaN; otherwise computed again on a cold path with the
+    /// run-time mode and fixed by [`Lifter::fix_nan`]. The builder continues in the block where
+    /// both paths join.
+    fn rounded_result(
+        &mut self,
+        operands: &[Value],
+        single: bool,
+        compute: impl Fn(&mut Self, Rounding) -> Value,
+    ) -> Value {
+        let fpscr = self.b.get(FPSCR);
+        let rn = self.b.binary_imm(BinaryOp::And, fpscr, 3);
+        let nearest = self.b.icmp_imm(IntCC::Eq, rn, 0);
+        let (fast, slow, join) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+        let result = self.b.add_block_param(join, Type::F64);
+        self.b.branch(nearest, fast, slow);
+        self.b.switch_to_block(fast);
+        let quick = compute(self, Rounding::Nearest);
+        let nan = self.is_nan(quick);
+        self.b.terminate(Terminator::Branch {
+            cond: nan,
+            then_dest: BlockCall::plain(slow),
+            else_dest: BlockCall {
+                block: join,
+                args: vec![quick],
+            },
+        });
+        self.b.switch_to_block(slow);
+        let full = compute(self, Rounding::Dynamic);
+        let fixed = self.fix_nan(full, operands, single);
+        self.b.jump(join, vec![fixed]);
+        self.b.switch_to_block(join);
+        result
     }
 
     /// A single's bit pattern as a double, by the PowerPC load rules: exact, and a signalling
@@ -177,11 +225,10 @@ impl Lifter<'_> {
         } else {
             b
         };
-        let mut r = self.b.fbinary(op, Rounding::Dynamic, a, b_in);
-        if single {
-            r = self.round_to_single(r);
-        }
-        let r = self.fix_nan(r, &[a, b], single);
+        let r = self.rounded_result(&[a, b], single, |lx, rounding| {
+            let r = lx.b.fbinary(op, rounding, a, b_in);
+            if single { lx.round_to_single_by(r, rounding) } else { r }
+        });
         self.set_fpr_as(insn.rd(), r, precision);
         self.record_fp(insn);
     }
@@ -195,11 +242,10 @@ impl Lifter<'_> {
         let b = self.fpr(insn.rb());
         let addend = self.fma_addend(form, b);
         let c_in = if single { self.force_25bit(c) } else { c };
-        let mut r = self.b.fternary(FTernaryOp::Fma, Rounding::Dynamic, a, c_in, addend);
-        if single {
-            r = self.round_to_single(r);
-        }
-        let r = self.fix_nan(r, &[a, b, c], single);
+        let r = self.rounded_result(&[a, b, c], single, |lx, rounding| {
+            let r = lx.b.fternary(FTernaryOp::Fma, rounding, a, c_in, addend);
+            if single { lx.round_to_single_by(r, rounding) } else { r }
+        });
         let r = self.fma_result(form, r);
         self.set_fpr_as(insn.rd(), r, precision);
         self.record_fp(insn);
