@@ -275,13 +275,13 @@ void rpt_ppc_platform_init(struct cpu *c, int argc, char **argv)
 /* The result of a call: a value, or a negative errno. */
 static void rpt_linux_return(struct cpu *c, int64_t result)
 {
-	/* CR0's SO is bit 28 of the CR. */
+	/* CR0's SO is the low bit of the cr0 field (bit 28 of the 32-bit CR). */
 	if (result < 0 && result > -4096) {
 		c->r3 = (uint32_t)(-result);
-		c->cr |= UINT32_C(1) << 28;
+		c->cr0 = (uint8_t)(c->cr0 | 1u);
 	} else {
 		c->r3 = (uint32_t)result;
-		c->cr &= ~(UINT32_C(1) << 28);
+		c->cr0 = (uint8_t)(c->cr0 & ~1u);
 	}
 }
 

@@ -57,6 +57,27 @@ static void rpt_ppc_setjmp_established(struct cpu *c, uint64_t serial, void *ctx
 }
 
 /* int setjmp(jmp_buf env), and every entry of its family (_setjmp, __sigsetjmp(env, savemask)). */
+/* The 32-bit CR from its eight field slots (cr0 in the top nibble), as mfcr assembles it. */
+static uint32_t rpt_ppc_cr_word(const struct cpu *c)
+{
+	return ((uint32_t)c->cr0 << 28) | ((uint32_t)c->cr1 << 24) | ((uint32_t)c->cr2 << 20) |
+	       ((uint32_t)c->cr3 << 16) | ((uint32_t)c->cr4 << 12) | ((uint32_t)c->cr5 << 8) |
+	       ((uint32_t)c->cr6 << 4) | (uint32_t)c->cr7;
+}
+
+/* The eight field slots from a 32-bit CR, as mtcrf 0xff sets them. */
+static void rpt_ppc_set_cr_word(struct cpu *c, uint32_t cr)
+{
+	c->cr0 = (uint8_t)(cr >> 28 & 15u);
+	c->cr1 = (uint8_t)(cr >> 24 & 15u);
+	c->cr2 = (uint8_t)(cr >> 20 & 15u);
+	c->cr3 = (uint8_t)(cr >> 16 & 15u);
+	c->cr4 = (uint8_t)(cr >> 12 & 15u);
+	c->cr5 = (uint8_t)(cr >> 8 & 15u);
+	c->cr6 = (uint8_t)(cr >> 4 & 15u);
+	c->cr7 = (uint8_t)(cr & 15u);
+}
+
 void rpt_ppc_setjmp(struct cpu *restrict c)
 {
 	uint32_t resume = c->lr;
@@ -67,7 +88,7 @@ void rpt_ppc_setjmp(struct cpu *restrict c)
 	uint32_t buf = c->r3;
 	rpt_store_u32_be(buf + RPT_JB_R1, c->r1);
 	rpt_store_u32_be(buf + RPT_JB_R2, c->r2);
-	rpt_store_u32_be(buf + RPT_JB_CR, c->cr);
+	rpt_store_u32_be(buf + RPT_JB_CR, rpt_ppc_cr_word(c));
 	rpt_store_u32_be(buf + RPT_JB_LR, resume);
 	uint32_t at = buf + RPT_JB_GPRS;
 #define RPT_SAVE_GPR(n)                      \
@@ -92,7 +113,7 @@ void rpt_ppc_longjmp(struct cpu *restrict c)
 	uint64_t serial = rpt_load_u64_be(buf + RPT_JB_SERIAL);
 	c->r1 = rpt_load_u32_be(buf + RPT_JB_R1);
 	c->r2 = rpt_load_u32_be(buf + RPT_JB_R2);
-	c->cr = rpt_load_u32_be(buf + RPT_JB_CR);
+	rpt_ppc_set_cr_word(c, rpt_load_u32_be(buf + RPT_JB_CR));
 	c->lr = rpt_load_u32_be(buf + RPT_JB_LR);
 	uint32_t at = buf + RPT_JB_GPRS;
 #define RPT_LOAD_GPR(n)                      \

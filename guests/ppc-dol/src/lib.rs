@@ -6,7 +6,7 @@
 //! through [`rpt_api::GuestPlugin`], implemented by [`PpcDol`]. It knows nothing of salsa,
 //! recipes or the C emitter.
 //!
-//! Map: [`state`] (slots: GPRs, FPRs with paired-single halves, CR fields and XER bits packed),
+//! Map: [`state`] (slots: GPRs, FPRs with paired-single halves, CR fields as slots of their own, XER bits packed),
 //! [`loader_dol`] (DOL → segments, with the GameCube address map checked), [`elf2dol`],
 //! [`decode`] (the row table: bit patterns, mnemonics, lift functions), `discover` (functions,
 //! jump tables), `lift/` (one file per instruction family; paired singles in `lift/ps.rs`),

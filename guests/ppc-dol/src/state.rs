@@ -5,8 +5,11 @@
 //!   also paired-single slot 0); `ps1_0`..`ps1_31` (f64) hold paired-single slot 1. Both halves
 //!   are kept as doubles, as Dolphin models Gekko: paired-single arithmetic rounds its results to
 //!   single precision, but `ps_merge`/`ps_mr` move values without rounding.
-//! - `cr` (i32) with the eight 4-bit fields `cr0`..`cr7` packed in it (cr0 is the top nibble,
-//!   bits LT GT EQ SO from most to least significant), each a flag slot, so flag passes see them.
+//! - The condition register as eight flag slots `cr0`..`cr7` (i8 holding 4 bits: LT GT EQ SO from
+//!   most to least significant), each its own field of `struct cpu`, so flag passes see them and a
+//!   compare followed by a branch is a host compare and branch; only `mfcr`, `mtcrf` and the
+//!   guest's C parts (setjmp, system calls) assemble the 32-bit word (cr0 the top nibble). One
+//!   packed word cost a read-modify-write of it per compare (29% of vm-ppc's instructions).
 //! - `xer` (i32) with `so`, `ov`, `ca` (i1 flags, bits 31, 30, 29) and the string byte count
 //!   `xer_bc` (bits 0..6) packed in it.
 //! - `lr`, `ctr`, `fpscr`, `gqr0`..`gqr7`, `hid2` (i32 special), and the `lwarx` reservation
@@ -29,45 +32,42 @@ pub const fn ps1(n: u32) -> SlotId {
     SlotId(64 + n)
 }
 
-/// The whole condition register.
-pub const CR: SlotId = SlotId(96);
-
-/// CR field `n` (0..7), packed in `cr`.
+/// CR field `n` (0..7).
 pub const fn cr_field(n: u32) -> SlotId {
-    SlotId(97 + n)
+    SlotId(96 + n)
 }
 
 /// The whole XER.
-pub const XER: SlotId = SlotId(105);
+pub const XER: SlotId = SlotId(104);
 /// XER summary overflow.
-pub const SO: SlotId = SlotId(106);
+pub const SO: SlotId = SlotId(105);
 /// XER overflow.
-pub const OV: SlotId = SlotId(107);
+pub const OV: SlotId = SlotId(106);
 /// XER carry.
-pub const CA: SlotId = SlotId(108);
+pub const CA: SlotId = SlotId(107);
 /// XER byte count for `lswx`/`stswx` (bits 0..6).
-pub const XER_BC: SlotId = SlotId(109);
+pub const XER_BC: SlotId = SlotId(108);
 /// The link register.
-pub const LR: SlotId = SlotId(110);
+pub const LR: SlotId = SlotId(109);
 /// The count register.
-pub const CTR: SlotId = SlotId(111);
+pub const CTR: SlotId = SlotId(110);
 /// The floating-point status and control register.
-pub const FPSCR: SlotId = SlotId(112);
+pub const FPSCR: SlotId = SlotId(111);
 
 /// Graphics quantisation register `n` (0..7).
 pub const fn gqr(n: u32) -> SlotId {
-    SlotId(113 + n)
+    SlotId(112 + n)
 }
 
 /// HID2 (paired-single enable and the locked-cache bits live here on Gekko).
-pub const HID2: SlotId = SlotId(121);
+pub const HID2: SlotId = SlotId(120);
 /// Whether a `lwarx` reservation is held.
-pub const RESV: SlotId = SlotId(122);
+pub const RESV: SlotId = SlotId(121);
 /// The reserved address.
-pub const RESV_ADDR: SlotId = SlotId(123);
+pub const RESV_ADDR: SlotId = SlotId(122);
 
 /// Number of slots.
-pub const SLOT_COUNT: usize = 124;
+pub const SLOT_COUNT: usize = 123;
 
 /// The SPR numbers `mfspr`/`mtspr` reach, with their slots.
 pub const SPRS: [(u32, SlotId, &str); 12] = [
@@ -104,10 +104,7 @@ fn slots() -> Vec<Slot> {
     out.extend((0..32).map(|n| plain(format!("r{n}"), Type::I32, SlotRole::Gpr)));
     out.extend((0..32).map(|n| plain(format!("f{n}"), Type::F64, SlotRole::Fpr)));
     out.extend((0..32).map(|n| plain(format!("ps1_{n}"), Type::F64, SlotRole::Fpr)));
-    out.push(plain("cr".to_string(), Type::I32, SlotRole::Special));
-    for n in 0..8u8 {
-        out.push(packed(&format!("cr{n}"), Type::I8, CR, 28 - 4 * n, 4));
-    }
+    out.extend((0..8).map(|n| plain(format!("cr{n}"), Type::I8, SlotRole::Flag)));
     out.push(plain("xer".to_string(), Type::I32, SlotRole::Special));
     out.push(packed("so", Type::I1, XER, 31, 1));
     out.push(packed("ov", Type::I1, XER, 30, 1));
@@ -139,7 +136,6 @@ mod tests {
         let desc = state_desc();
         assert_eq!(desc.len(), SLOT_COUNT);
         let mut named = vec![
-            (CR, "cr".to_string()),
             (XER, "xer".to_string()),
             (SO, "so".to_string()),
             (OV, "ov".to_string()),

@@ -37,7 +37,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use rpt_guest_ppc_dol::decode;
-use rpt_guest_ppc_dol::state::{CR, CTR, FPSCR, LR, XER, fpr, gpr};
+use rpt_guest_ppc_dol::state::{CTR, FPSCR, LR, XER, cr_field, fpr, gpr};
 use rpt_ir::interp::{Interpreter, Outcome, Val};
 use rpt_ir::{AddrSpace, GuestAddr, Program};
 use rpt_testkit::cbuild::CCompiler;
@@ -986,8 +986,13 @@ fn interpret(case: &Case, program: &Program) -> Result<State, String> {
             .set(desc, gpr(n), Val::Int(u64::from(s.gpr[n as usize])));
         interp.machine.state.set(desc, fpr(n), Val::F64(s.fpr[n as usize]));
     }
-    for (slot, v) in [(CR, s.cr), (XER, s.xer), (LR, s.lr), (CTR, s.ctr), (FPSCR, s.fpscr)] {
+    for (slot, v) in [(XER, s.xer), (LR, s.lr), (CTR, s.ctr), (FPSCR, s.fpscr)] {
         interp.machine.state.set(desc, slot, Val::Int(u64::from(v)));
+    }
+    // The CR's eight fields are slots of their own; cr0 is the word's top nibble.
+    for n in 0..8 {
+        let field = (s.cr >> (28 - 4 * n)) & 15;
+        interp.machine.state.set(desc, cr_field(n), Val::Int(u64::from(field)));
     }
     interp
         .machine
@@ -1005,7 +1010,7 @@ fn interpret(case: &Case, program: &Program) -> Result<State, String> {
             Val::F64(b) => b,
             other => other.int(),
         }),
-        cr: word(CR),
+        cr: (0..8).fold(0, |cr, n| cr | (word(cr_field(n)) & 15) << (28 - 4 * n)),
         xer: word(XER),
         lr: word(LR),
         ctr: word(CTR),
@@ -1024,13 +1029,15 @@ fn driver_source() -> String {
         let _ = writeln!(store, "\tput32(s + {}, c->r{n});", 4 * n);
         let _ = writeln!(store, "\tput64(s + {}, rpt_f64_bits(c->f{n}));", OFF_FPR + 8 * n);
     }
-    for (field, off) in [
-        ("cr", OFF_CR),
-        ("xer", OFF_XER),
-        ("lr", OFF_LR),
-        ("ctr", OFF_CTR),
-        ("fpscr", OFF_FPSCR),
-    ] {
+    for n in 0..8 {
+        let shift = 28 - 4 * n;
+        let _ = writeln!(load, "\tc->cr{n} = (uint8_t)(be32(s + {OFF_CR}) >> {shift} & 15u);");
+    }
+    let fields: Vec<String> = (0..8)
+        .map(|n| format!("((uint32_t)c->cr{n} << {})", 28 - 4 * n))
+        .collect();
+    let _ = writeln!(store, "\tput32(s + {OFF_CR}, {});", fields.join(" | "));
+    for (field, off) in [("xer", OFF_XER), ("lr", OFF_LR), ("ctr", OFF_CTR), ("fpscr", OFF_FPSCR)] {
         let _ = writeln!(load, "\tc->{field} = be32(s + {off});");
         let _ = writeln!(store, "\tput32(s + {off}, c->{field});");
     }

@@ -445,7 +445,7 @@ fn driver(programs: &[Program]) -> String {
             let _ = writeln!(s, "\tprintf(\"r{n} %08x\\n\", c->r{n});");
         }
         for &(n, _) in case.expect_cr {
-            let _ = writeln!(s, "\tprintf(\"cr{n} %x\\n\", (c->cr >> {}) & 15u);", 28 - 4 * n);
+            let _ = writeln!(s, "\tprintf(\"cr{n} %x\\n\", c->cr{n} & 15u);");
         }
         for &(addr, bytes) in case.expect_mem {
             for k in 0..bytes.len() {
