@@ -899,13 +899,25 @@ impl<'a> FnEmitter<'a> {
     }
 
     /// State in locals: picks the slots of the chosen roles this function reads (through a live
-    /// value) or writes. Arrays stay in `struct cpu`: their index is a run-time value.
+    /// value) or writes. Arrays stay in `struct cpu`: their index is a run-time value. So does a
+    /// slot that a helper this function calls names among those it touches (the x87 unit's
+    /// words): each such call would write it back and reload it, costing more than it saves.
     fn choose_locals(&mut self) {
         let roles = self.ctx.state_in_locals;
         if roles.is_empty() {
             return;
         }
         let func = self.func;
+        let mut helper_slots = BTreeSet::new();
+        for &b in &self.order {
+            for inst in &func.blocks[b].insts {
+                if let InstKind::CallHelper { helper, .. } = &inst.kind
+                    && let Some(decl) = self.ctx.helpers.get(helper.as_str())
+                {
+                    helper_slots.extend(decl.touches.iter().filter_map(|&t| self.word_of(t)));
+                }
+            }
+        }
         for &b in &self.order {
             for inst in &func.blocks[b].insts {
                 let (slot, writes) = match &inst.kind {
@@ -915,17 +927,16 @@ impl<'a> FnEmitter<'a> {
                 };
                 let Some(word) = self.word_of(slot) else { continue };
                 let Some(w) = self.ctx.state.get(word) else { continue };
-                if matches!(w.layout, SlotLayout::Plain) && roles.contains(w.role) {
+                if matches!(w.layout, SlotLayout::Plain) && roles.contains(w.role) && !helper_slots.contains(&word) {
                     *self.locals.entry(word).or_insert(false) |= writes;
                 }
             }
         }
     }
 
-    /// Statements writing every local the function writes back to `struct cpu`: before anything
-    /// outside the function may read the state (calls, helpers that read it, returns, exits).
-    /// Only the locals in `only`, when given.
-    /// Only the locals in `only`, when given, and only those that may be dirty; they are clean after.
+    /// Statements writing locals back to `struct cpu`: before anything outside the function may
+    /// read the state (calls, helpers that read it, returns, exits). Only the locals in `only`,
+    /// when given, and only those that may be dirty; they are clean after.
     fn spill_locals(&mut self, only: Option<&BTreeSet<SlotId>>) -> String {
         let mut out = Vec::new();
         let spilled: Vec<SlotId> = self
@@ -1227,6 +1238,12 @@ impl<'a> FnEmitter<'a> {
             Terminator::Call { target, cont } => {
                 let call = match target {
                     CallTarget::Direct(addr) => format!("{};", self.direct_call(*addr)?),
+                    // With MEMARG the callee's `_m` entry, found inline in the direct table: no
+                    // call of the dispatcher, and no hop through the callee's plain entry.
+                    CallTarget::Indirect(v) if self.ctx.memarg => {
+                        self.uses_memory_base = true;
+                        format!("rpt_resolve_m_fast(c, {v})(c, mb);")
+                    }
                     CallTarget::Indirect(v) => format!("rpt_dispatch(c, {v});"),
                 };
                 let reload = self.reload_locals(None);
@@ -1253,7 +1270,7 @@ impl<'a> FnEmitter<'a> {
             Terminator::TailCall {
                 target: CallTarget::Indirect(v),
             } if self.ctx.memarg => {
-                format!("{{ rpt_fn_m t = rpt_resolve_m(c, {v}); __attribute__((musttail)) return t(c, mb); }}")
+                format!("{{ rpt_fn_m t = rpt_resolve_m_fast(c, {v}); __attribute__((musttail)) return t(c, mb); }}")
             }
             Terminator::TailCall {
                 target: CallTarget::Indirect(v),

@@ -498,6 +498,42 @@ static void rpt_index_functions(void)
 	rpt_index = index;
 }
 
+rpt_fn_m *rpt_direct;
+uint64_t rpt_direct_base;
+uint64_t rpt_direct_slots;
+unsigned rpt_direct_shift;
+
+/* The direct table (rpt_runtime.h): slots of 4 bytes' granularity when every function starts at
+ * a multiple of 4 from the first (PowerPC), else of one byte (x86). It covers the functions from
+ * the first up to 2^24 slots above it (128 MiB of address space, reserved lazily: only the pages
+ * holding functions are touched); functions further up, such as the x86 platform's externs at
+ * 0xfff00000, are found through the hash index. */
+#define RPT_DIRECT_MAX_SLOTS (UINT64_C(1) << 24)
+static void rpt_direct_functions(void)
+{
+	if (rpt_function_count == 0)
+		return;
+	uint64_t base = rpt_function_table[0].pc;
+	unsigned shift = 2;
+	for (size_t i = 0; i < rpt_function_count; i++)
+		if ((rpt_function_table[i].pc - base) & 3u)
+			shift = 0;
+	size_t covered = 0;
+	while (covered < rpt_function_count &&
+	       ((rpt_function_table[covered].pc - base) >> shift) < RPT_DIRECT_MAX_SLOTS)
+		covered++;
+	uint64_t slots = ((rpt_function_table[covered - 1].pc - base) >> shift) + 1;
+	rpt_fn_m *table = (rpt_fn_m *)rpt_host_reserve(slots * sizeof *table);
+	if (!table)
+		return;
+	for (size_t i = 0; i < covered; i++)
+		table[(rpt_function_table[i].pc - base) >> shift] = rpt_function_table[i].fn_m;
+	rpt_direct_base = base;
+	rpt_direct_shift = shift;
+	rpt_direct = table;
+	rpt_direct_slots = slots;
+}
+
 static const struct rpt_function *rpt_find(uint64_t pc)
 {
 	if (rpt_index) {
@@ -657,6 +693,7 @@ int main(int argc, char **argv)
 			__builtin_memcpy(rpt_mem + s->addr, s->bytes, (size_t)s->size);
 	}
 	rpt_index_functions();
+	rpt_direct_functions();
 	rpt_guest_init(&rpt_cpu, argc, argv);
 	rpt_dispatch(&rpt_cpu, rpt_entry_pc);
 	rpt_process_exit(rpt_guest_finish(&rpt_cpu));

@@ -128,6 +128,28 @@ enum {
 rpt_fn rpt_lookup(uint64_t pc);
 rpt_fn rpt_resolve(struct cpu *c, uint64_t pc);
 rpt_fn_m rpt_resolve_m(struct cpu *c, uint64_t pc);
+
+/* The direct table behind indirect calls with MEMARG: the `_m` entry of the function at guest
+ * address `rpt_direct_base + (i << rpt_direct_shift)` in slot i (NULL where none starts), for
+ * every address from the first function to the last; built at start-up when the span is small
+ * enough, else NULL (then rpt_resolve_m's hash index answers). */
+extern rpt_fn_m *rpt_direct;
+extern uint64_t rpt_direct_base;
+extern uint64_t rpt_direct_slots;
+extern unsigned rpt_direct_shift;
+
+/* rpt_resolve_m with the direct table inline: one compare and one load on the common path. */
+static inline rpt_fn_m rpt_resolve_m_fast(struct cpu *c, uint64_t pc)
+{
+	uint64_t off = pc - rpt_direct_base;
+	uint64_t slot = off >> rpt_direct_shift;
+	if (slot < rpt_direct_slots && (slot << rpt_direct_shift) == off) {
+		rpt_fn_m fn = rpt_direct[slot];
+		if (__builtin_expect(fn != 0, 1))
+			return fn;
+	}
+	return rpt_resolve_m(c, pc);
+}
 void rpt_dispatch(struct cpu *c, uint64_t pc);
 _Noreturn void rpt_exit(struct cpu *c, uint64_t pc, int reason);
 _Noreturn void rpt_unreachable(struct cpu *c, uint64_t function);

@@ -224,29 +224,24 @@ pub fn helpers() -> Vec<HelperDecl> {
         writes_state: true,
         ..Effects::PURE
     };
-    // What runtime/x87.c reads and writes: the x87 unit's own slots and the arithmetic flags
-    // (fcomi), never a general-purpose register (interp/cpu.h holds the same list).
-    let touches = vec![
-        CF,
-        PF,
-        AF,
-        ZF,
-        SF,
-        OF,
-        FPU_CW,
-        FPU_SW,
-        FPU_TOP,
-        FPU_TAGS,
-        ST_M,
-        ST_E,
-        FPU_RESULT_E,
-    ];
-    let decl = |name: &str, params: &[Type], result: Option<Type>| HelperDecl {
-        name: name.to_string(),
-        params: params.to_vec(),
-        result,
-        effects: state,
-        touches: touches.clone(),
+    // What runtime/x87.c reads and writes: the x87 unit's own slots, and the arithmetic flags in
+    // `x87_reg` alone (fcomi/fucomi set ZF, PF, CF and clear OF, SF, AF); never a general-purpose
+    // register. (interp/cpu.h holds the union.)
+    let unit = [FPU_CW, FPU_SW, FPU_TOP, FPU_TAGS, ST_M, ST_E, FPU_RESULT_E];
+    let decl = |name: &str, params: &[Type], result: Option<Type>| {
+        let mut touches = Vec::new();
+        if name == helper::REG {
+            touches.extend([CF, PF, AF, ZF, SF, OF]);
+        }
+        touches.extend(unit);
+        touches.sort();
+        HelperDecl {
+            name: name.to_string(),
+            params: params.to_vec(),
+            result,
+            effects: state,
+            touches,
+        }
     };
     use Type::{I32, I64};
     vec![
