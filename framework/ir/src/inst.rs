@@ -301,7 +301,7 @@ pub struct HelperDecl {
     /// The only slots it reads (with `reads_state`) or writes (with `writes_state`), in slot
     /// order; empty means any slot. Code that keeps slots outside `struct cpu` (state in locals)
     /// hands over only these around a call.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub touches: Vec<SlotId>,
 }
 

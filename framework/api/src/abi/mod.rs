@@ -60,7 +60,8 @@ pub const API_VERSION: u32 = 2;
 /// Version 4: `Load` and `MemoryModel` requests carry the platform and the guest options; the
 /// `ConvertImage` request.
 /// Version 5: the IR's `ExitReason::Unliftable`; `Externs` answers carry the missing imports.
-pub const WIRE_VERSION: u32 = 5;
+/// Version 6: `HelperDecl::touches`; `HostDesc::recommended_passes`; `Codegen::state_in_locals`.
+pub const WIRE_VERSION: u32 = 6;
 
 /// The symbol abi_stable looks up in a plugin library. The export macros must spell it out,
 /// because a `macro_rules!` cannot build an identifier from a constant; a test checks that it is
