@@ -25,7 +25,7 @@
 //! - Values nobody uses are not written (their instructions are pure), which keeps
 //!   clang's unused-variable warnings away from raw lifter output.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use rpt_ir::{
@@ -103,8 +103,8 @@ struct FnEmitter<'a> {
     /// The immediate dominator of each reachable block.
     idom: Vec<Option<Block>>,
     /// State in locals: the slots (plain slots, and words packed slots live in) this function
-    /// keeps in C locals, each with whether the function writes it.
-    locals: BTreeMap<SlotId, bool>,
+    /// keeps in C locals.
+    locals: BTreeSet<SlotId>,
     /// State in locals: per block, the locals that may differ from `struct cpu` on entry
     /// (written since the last write-back on some path), so a write-back stores only those.
     dirty_in: Vec<BTreeSet<SlotId>>,
@@ -126,7 +126,7 @@ impl<'a> FnEmitter<'a> {
             line: Vec::new(),
             exit_pc: vec![None; func.blocks.len()],
             idom: Vec::new(),
-            locals: BTreeMap::new(),
+            locals: BTreeSet::new(),
             dirty_in: Vec::new(),
             dirty: BTreeSet::new(),
         };
@@ -375,7 +375,7 @@ impl<'a> FnEmitter<'a> {
                 text.push_str("\tuint8_t *const mb = rpt_mem;\n");
             }
         }
-        for &id in self.locals.keys() {
+        for &id in &self.locals {
             if let Some(s) = self.ctx.state.get(id) {
                 let name = field_name(&s.name);
                 let _ = writeln!(text, "\t{} l_{name} = c->{name};", c_type(s.ty));
@@ -422,13 +422,11 @@ impl<'a> FnEmitter<'a> {
             self.line_directive(pc.0);
             return Ok(());
         }
-        if !kind.has_side_effects() && !result.is_some_and(|v| self.is_live(v)) {
+        if !self.is_emitted(result, kind) {
             return Ok(());
         }
-        if dynamic_rounding(kind) {
-            // The guest's rounding mode is read from `struct cpu` by the guest's C part
-            // (`rpt_guest_rounding`), which cannot see locals.
-            let spill = self.spill_locals(None);
+        if let Some(only) = self.written_back(kind) {
+            let spill = self.spill_locals(only.as_ref());
             self.stmt_if_any(spill);
         }
         match kind {
@@ -491,7 +489,7 @@ impl<'a> FnEmitter<'a> {
             InstKind::SetSlot { slot, value } => {
                 let s = self.set_slot(*slot, *value)?;
                 self.stmt(s);
-                if let Some(word) = self.word_of(*slot).filter(|w| self.locals.contains_key(w)) {
+                if let Some(word) = self.word_of(*slot).filter(|w| self.locals.contains(w)) {
                     self.dirty.insert(word);
                 }
                 Ok(())
@@ -879,10 +877,35 @@ impl<'a> FnEmitter<'a> {
         }
     }
 
+    /// Whether an instruction is written at all: its effects, or a value something needs.
+    fn is_emitted(&self, result: Option<Value>, kind: &InstKind) -> bool {
+        kind.has_side_effects() || result.is_some_and(|v| self.is_live(v))
+    }
+
+    /// The locals an (emitted) instruction needs written back before it: `None` for none,
+    /// `Some(None)` for every dirty one, `Some(Some(set))` for those in `set`. A helper that reads
+    /// or writes state sees what it touches (one that writes is handed the dirty locals too, so the
+    /// reload after it cannot replace a newer value with `struct cpu`'s older one); an operation
+    /// rounding by the guest's mode has the guest's C part (`rpt_guest_rounding`) read `struct cpu`.
+    fn written_back(&self, kind: &InstKind) -> Option<Option<BTreeSet<SlotId>>> {
+        if self.locals.is_empty() {
+            return None;
+        }
+        match kind {
+            InstKind::CallHelper { helper, .. } => {
+                let decl = self.ctx.helpers.get(helper.as_str())?;
+                let e = decl.effects;
+                (e.reads_state || e.reads_flags || e.writes_state || e.may_exit).then(|| self.helper_sees(decl))
+            }
+            kind if dynamic_rounding(kind) => Some(None),
+            _ => None,
+        }
+    }
+
     /// Where plain slot `id` (or the word of packed slots) is read and written: its C local with
     /// state in locals, else its field of `struct cpu`.
     fn place(&self, id: SlotId, slot: &rpt_ir::Slot) -> String {
-        if self.locals.contains_key(&id) {
+        if self.locals.contains(&id) {
             format!("l_{}", field_name(&slot.name))
         } else {
             format!("c->{}", field_name(&slot.name))
@@ -920,15 +943,15 @@ impl<'a> FnEmitter<'a> {
         }
         for &b in &self.order {
             for inst in &func.blocks[b].insts {
-                let (slot, writes) = match &inst.kind {
-                    InstKind::GetSlot { slot } if inst.result.is_some_and(|v| self.is_live(v)) => (*slot, false),
-                    InstKind::SetSlot { slot, .. } => (*slot, true),
+                let slot = match &inst.kind {
+                    InstKind::GetSlot { slot } if inst.result.is_some_and(|v| self.is_live(v)) => *slot,
+                    InstKind::SetSlot { slot, .. } => *slot,
                     _ => continue,
                 };
                 let Some(word) = self.word_of(slot) else { continue };
                 let Some(w) = self.ctx.state.get(word) else { continue };
                 if matches!(w.layout, SlotLayout::Plain) && roles.contains(w.role) && !helper_slots.contains(&word) {
-                    *self.locals.entry(word).or_insert(false) |= writes;
+                    self.locals.insert(word);
                 }
             }
         }
@@ -955,13 +978,14 @@ impl<'a> FnEmitter<'a> {
         out.join(" ")
     }
 
-    /// The slots (words) a helper call writes back, or `None` for every local: those it names
-    /// (and the flags, if it reads them), unless it may leave lifted code.
+    /// The locals a call of helper `decl` sees (and so must be written back before it and, if it
+    /// writes state, reloaded after it), or `None` for every local: those it names (and the flags,
+    /// if it reads them), unless it may leave lifted code, which hands the runtime everything.
     fn helper_sees(&self, decl: &rpt_ir::HelperDecl) -> Option<BTreeSet<SlotId>> {
         let effects = decl.effects;
         (!decl.touches.is_empty() && !effects.may_exit).then(|| {
             self.locals
-                .keys()
+                .iter()
                 .copied()
                 .filter(|&word| {
                     let flag = effects.reads_flags
@@ -991,28 +1015,20 @@ impl<'a> FnEmitter<'a> {
             for &b in &self.order {
                 let data = &self.func.blocks[b];
                 let mut dirty = dirty_in[b].clone();
+                // The same steps as the emission's (`inst`), so the two agree on what is dirty.
                 for inst in &data.insts {
-                    match &inst.kind {
-                        InstKind::SetSlot { slot, .. } => {
-                            if let Some(word) = self.word_of(*slot).filter(|w| self.locals.contains_key(w)) {
-                                dirty.insert(word);
-                            }
-                        }
-                        kind if dynamic_rounding(kind) => dirty.clear(),
-                        InstKind::CallHelper { helper, .. } => {
-                            if let Some(decl) = self.ctx.helpers.get(helper.as_str()) {
-                                let e = decl.effects;
-                                // A helper that writes state is handed the dirty locals too: the reload after it
-                                // must not replace a local's newer value with `struct cpu`'s older one.
-                                if e.reads_state || e.reads_flags || e.writes_state || e.may_exit {
-                                    match self.helper_sees(decl) {
-                                        Some(seen) => dirty.retain(|w| !seen.contains(w)),
-                                        None => dirty.clear(),
-                                    }
-                                }
-                            }
-                        }
-                        _ => {}
+                    if !self.is_emitted(inst.result, &inst.kind) {
+                        continue;
+                    }
+                    match self.written_back(&inst.kind) {
+                        Some(Some(seen)) => dirty.retain(|w| !seen.contains(w)),
+                        Some(None) => dirty.clear(),
+                        None => {}
+                    }
+                    if let InstKind::SetSlot { slot, .. } = &inst.kind
+                        && let Some(word) = self.word_of(*slot).filter(|w| self.locals.contains(w))
+                    {
+                        dirty.insert(word);
                     }
                 }
                 if matches!(data.term, Terminator::Call { .. }) {
@@ -1031,12 +1047,11 @@ impl<'a> FnEmitter<'a> {
         dirty_in
     }
 
-    /// Statements reloading every local from `struct cpu`: after anything that may have written
-    /// the state (calls, helpers that write it).
-    /// Only the locals in `only`, when given.
+    /// Statements reloading locals from `struct cpu` (only those in `only`, when given): after
+    /// anything that may have written the state (calls, helpers that write it).
     fn reload_locals(&self, only: Option<&BTreeSet<SlotId>>) -> String {
         let mut out = Vec::new();
-        for &id in self.locals.keys() {
+        for &id in &self.locals {
             if only.is_some_and(|o| !o.contains(&id)) {
                 continue;
             }
@@ -1133,20 +1148,13 @@ impl<'a> FnEmitter<'a> {
             let _ = write!(call, ", {a}");
         }
         call.push(')');
-        let effects = decl.effects;
-        // A helper that names its slots sees only those (and the flags, if it reads them); one
-        // that may leave lifted code hands the runtime everything.
-        let touched = self.helper_sees(decl);
-        if effects.reads_state || effects.reads_flags || effects.writes_state || effects.may_exit {
-            let spill = self.spill_locals(touched.as_ref());
-            self.stmt_if_any(spill);
-        }
+        // `inst` wrote back what the helper sees; what it may have changed is reloaded after it.
         match result {
             Some(v) if self.is_live(v) => self.define(Some(v), call)?,
             _ => self.stmt(format!("{call};")),
         }
-        if effects.writes_state {
-            let reload = self.reload_locals(touched.as_ref());
+        if decl.effects.writes_state {
+            let reload = self.reload_locals(self.helper_sees(decl).as_ref());
             self.stmt_if_any(reload);
         }
         Ok(())
