@@ -511,7 +511,8 @@ unsigned rpt_direct_shift;
 #define RPT_DIRECT_MAX_SLOTS (UINT64_C(1) << 24)
 static void rpt_direct_functions(void)
 {
-	if (rpt_function_count == 0)
+	/* Without MEMARG the table has no `_m` entries, and generated code never asks for one. */
+	if (rpt_function_count == 0 || !rpt_function_table[0].fn_m)
 		return;
 	uint64_t base = rpt_function_table[0].pc;
 	unsigned shift = 2;

@@ -131,8 +131,8 @@ rpt_fn_m rpt_resolve_m(struct cpu *c, uint64_t pc);
 
 /* The direct table behind indirect calls with MEMARG: the `_m` entry of the function at guest
  * address `rpt_direct_base + (i << rpt_direct_shift)` in slot i (NULL where none starts), for
- * every address from the first function to the last; built at start-up when the span is small
- * enough, else NULL (then rpt_resolve_m's hash index answers). */
+ * the `rpt_direct_slots` slots from the first function up (rpt_runtime.c says how far); NULL
+ * without MEMARG. Any address outside it, or on a NULL slot, goes to rpt_resolve_m. */
 extern rpt_fn_m *rpt_direct;
 extern uint64_t rpt_direct_base;
 extern uint64_t rpt_direct_slots;
