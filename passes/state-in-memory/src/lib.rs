@@ -11,8 +11,9 @@
 //!
 //! Which roles (`gpr`, `fpr`, `flag`, `special`) is the parameter `roles`, a comma-separated
 //! list; the default is all four. Arrays (the x87 stack) always stay in `struct cpu`: their index
-//! is a run-time value. Helpers that name the slots they touch (`HelperDecl::touches`) cost a
-//! spill and reload of those slots only.
+//! is a run-time value. So do the slots that helpers a function calls name as touched
+//! (`HelperDecl::touches`: the x87 unit's words), which every such call would otherwise write back
+//! and reload; other locals are not written back around those helpers at all.
 //!
 //! The write-up this comes from (../shared/reference/000) found promotion 25% faster on x86-64,
 //! 30–40% on a Cortex-A72 and 6% slower on Apple silicon; passes/README.md has rpt's numbers.
