@@ -4,6 +4,19 @@
 /// The helpers, as generations compile them.
 const X87: &str = "runtime/x87.c";
 
+/// The headers x87.c includes.
+const X87_HEADERS: [&str; 9] = [
+    "runtime/x87_defs.h",
+    "runtime/x87_host.h",
+    "runtime/x87_values.h",
+    "runtime/x87_soft.h",
+    "runtime/x87_soft_libm.h",
+    "runtime/x87_soft_math.h",
+    "runtime/x87_soft_transcendental.h",
+    "runtime/x87_soft_tables.h",
+    "runtime/x87_f64.h",
+];
+
 fn main() {
     rpt_source_hash::emit(&["src", "runtime", "platform", "interp", "Cargo.toml", "build.rs"]);
     rpt_interp_build::helpers("interp", &[X87, "interp/layout.c"]).compile("rpt_x86_x87_f80");
@@ -18,6 +31,10 @@ fn main() {
         f64_model.define(name, Some(format!("rpt_f64_{}", &name["rpt_".len()..]).as_str()));
     }
     f64_model.compile("rpt_x86_x87_f64");
+    // x87.c's own headers (the rest of runtime/ is covered by the source hash, not this build).
+    for header in X87_HEADERS {
+        println!("cargo:rerun-if-changed={header}");
+    }
     rpt_interp_build::announce(&[X87]);
 }
 

@@ -73,6 +73,13 @@ pub struct PluginInfo {
     pub hash: String,
 }
 
+/// The path (under a generation's `src/`) of a guest's inline header: when the guest's runtime
+/// sources hold a file there, the generated `cpu.h` includes it after the helper prototypes, so
+/// every shard sees it. A guest puts there what generated code should compile inline (helpers it
+/// defines `static inline` and routes calls to by a macro); its runtime files define the
+/// out-of-line helpers, which the IR interpreter calls, from the same code.
+pub const GUEST_INLINE_HEADER: &str = "guest/inline.h";
+
 /// A C source file a plugin contributes to a generation, at a path relative to the generation's `src/`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct SourceFile {

@@ -531,10 +531,17 @@ pub fn shard_ir_text(db: &dyn Db, s: Session, shard: u32) -> Result<Arc<String>,
 #[salsa::tracked(returns(ref))]
 pub fn cpu_header(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreError> {
     let facts = program_facts(db, s).clone()?;
+    let guest = guest_plugin(db, s)?;
+    let inline_header = guest
+        .runtime_sources(&s.recipe(db).platform, guest_options(db, s))
+        .map_err(CoreError::Guest)?
+        .iter()
+        .any(|f| f.path == rpt_api::GUEST_INLINE_HEADER);
     Ok(Arc::new(rpt_emit_c::cpu_header(
         &facts.state,
         facts.memory,
         &facts.helpers,
+        inline_header,
     )))
 }
 

@@ -22,10 +22,10 @@ fn emitting_twice_gives_identical_text() {
         let first = common::emit_all(&program, "x.lst");
         let second = common::emit_all(&program, "x.lst");
         assert_eq!(first, second, "{}", path.display());
-        let state = rpt_emit_c::cpu_header(&program.state, common::MEMORY, &program.helpers);
+        let state = rpt_emit_c::cpu_header(&program.state, common::MEMORY, &program.helpers, false);
         assert_eq!(
             state,
-            rpt_emit_c::cpu_header(&program.state, common::MEMORY, &program.helpers)
+            rpt_emit_c::cpu_header(&program.state, common::MEMORY, &program.helpers, false)
         );
     }
 }
@@ -257,7 +257,7 @@ fn image_source_holds_every_segment() {
 
 #[test]
 fn cpu_header_handles_awkward_states() {
-    let empty = rpt_emit_c::cpu_header(&StateDesc::new(), common::MEMORY, &BTreeMap::new());
+    let empty = rpt_emit_c::cpu_header(&StateDesc::new(), common::MEMORY, &BTreeMap::new(), false);
     assert!(empty.contains("\tuint8_t rpt_no_state;\n"), "{empty}");
     let mut helpers = BTreeMap::new();
     helpers.insert(
@@ -270,7 +270,7 @@ fn cpu_header_handles_awkward_states() {
             touches: Vec::new(),
         },
     );
-    let text = rpt_emit_c::cpu_header(&StateDesc::new(), common::MEMORY, &helpers);
+    let text = rpt_emit_c::cpu_header(&StateDesc::new(), common::MEMORY, &helpers, false);
     assert!(
         text.contains("#error \"helper name @bad.name is not a C identifier\""),
         "{text}"
@@ -279,11 +279,32 @@ fn cpu_header_handles_awkward_states() {
         address_bits: 24,
         big_endian: true,
     };
-    let text = rpt_emit_c::cpu_header(&StateDesc::new(), model, &BTreeMap::new());
+    let text = rpt_emit_c::cpu_header(&StateDesc::new(), model, &BTreeMap::new(), false);
     assert!(
         text.contains("#define RPT_GUEST_ADDRESS_BITS 24\n#define RPT_GUEST_BIG_ENDIAN 1\n"),
         "{text}"
     );
+}
+
+#[test]
+fn cpu_header_includes_the_guest_inline_header_after_the_prototypes() {
+    let mut helpers = BTreeMap::new();
+    helpers.insert(
+        "twice".to_string(),
+        HelperDecl {
+            name: "twice".into(),
+            params: vec![Type::I32],
+            result: Some(Type::I32),
+            effects: Effects::PURE,
+            touches: Vec::new(),
+        },
+    );
+    let without = rpt_emit_c::cpu_header(&StateDesc::new(), common::MEMORY, &helpers, false);
+    assert!(!without.contains("guest/inline.h"), "{without}");
+    let with = rpt_emit_c::cpu_header(&StateDesc::new(), common::MEMORY, &helpers, true);
+    let prototype = with.find("rpt_helper_twice(").expect("the prototype");
+    let include = with.find("#include \"guest/inline.h\"").expect("the include");
+    assert!(prototype < include, "{with}");
 }
 
 #[test]

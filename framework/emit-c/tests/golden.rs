@@ -25,6 +25,7 @@ fn render(program: &rpt_ir::Program, listing_name: &str, choices: Choices) -> St
         &program.state,
         common::MEMORY,
         &program.helpers,
+        false,
     ));
     out.push_str("/* ==== shard ==== */\n");
     out.push_str(&rpt_emit_c::shard_source(&refs, &program.externs, memarg));

@@ -345,6 +345,7 @@ mod tests {
             &crate::state::state_desc(),
             crate::X86Pe.memory_model("win32-console", &Default::default()),
             &Default::default(),
+            false,
         );
         let generated: Vec<&str> = generated.lines().collect();
         let header = include_str!("../interp/cpu.h");

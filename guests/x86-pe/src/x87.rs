@@ -69,7 +69,7 @@ pub enum Kind {
     I64 = 5,
 }
 
-/// Operation numbers passed to the helpers; `runtime/x87.c` defines the same (a test checks).
+/// Operation numbers passed to the helpers; `runtime/x87_defs.h` defines the same (a test checks).
 pub mod op {
     /// `x87_arith`: st(dst) = st(dst) + src. The numbers are the opcodes' reg fields.
     pub const ADD: u32 = 0;
@@ -378,7 +378,7 @@ mod tests {
 
     /// `#define X87_<NAME> <n>u` lines of the C runtime, by name.
     fn c_defines() -> std::collections::BTreeMap<String, u32> {
-        include_str!("../runtime/x87.c")
+        include_str!("../runtime/x87_defs.h")
             .lines()
             .filter_map(|l| {
                 let rest = l.strip_prefix("#define X87_")?;

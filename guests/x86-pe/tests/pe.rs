@@ -337,10 +337,14 @@ fn externs_and_runtime_sources() {
         .expect("sources");
     let paths: Vec<&str> = sources.iter().map(|s| s.path.as_str()).collect();
     assert_eq!(
-        paths[..10],
+        paths[..14],
         [
             "guest/x86_runtime.c",
             "guest/x87.c",
+            "guest/inline.h",
+            "guest/x87_defs.h",
+            "guest/x87_host.h",
+            "guest/x87_values.h",
             "guest/x87_soft.h",
             "guest/x87_soft_transcendental.h",
             "guest/x87_soft_tables.h",
@@ -351,13 +355,14 @@ fn externs_and_runtime_sources() {
             "guest/win32_console.c"
         ]
     );
-    // The f64 value model is chosen where x87.c is compiled; nothing else changes.
+    // The f64 value model is chosen where x87.c is compiled, and inline.h (which generated code
+    // includes) knows it too; nothing else changes.
     let options: rpt_api::GuestOptions = [("x87".to_string(), rpt_api::ParamValue::Str("f64".into()))]
         .into_iter()
         .collect();
     let f64_sources = X86Pe.runtime_sources("win32-console", &options).expect("sources");
     for (f80, f64) in sources.iter().zip(&f64_sources) {
-        if f80.path == "guest/x87.c" {
+        if f80.path == "guest/x87.c" || f80.path == rpt_api::GUEST_INLINE_HEADER {
             assert_eq!(f64.contents, format!("#define RPT_X87_F64 1\n{}", f80.contents));
         } else {
             assert_eq!(f64.contents, f80.contents, "{}", f80.path);

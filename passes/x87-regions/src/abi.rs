@@ -236,6 +236,12 @@ pub enum Op {
 }
 
 impl Op {
+    /// Whether the instruction only moves registers (`fld st(i)`, `fst`/`fstp st(i)`, `fxch`):
+    /// on values it computes nothing and calls no helper.
+    pub fn is_move(&self) -> bool {
+        matches!(self, Op::LoadReg { .. } | Op::StoreReg { .. } | Op::Xch { .. })
+    }
+
     /// Whether a compare sets EFLAGS (fcomi) rather than C0, C2, C3.
     pub fn to_eflags(which: u32) -> bool {
         (which - FCOM) & 4 != 0

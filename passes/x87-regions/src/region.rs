@@ -30,7 +30,10 @@ use rpt_ir::{
 use crate::abi::{Op, Unit, helper, sw};
 
 /// Fewer x87 instructions than this stay as they are: the guard and write-back would cost
-/// about what they save.
+/// about what they save. A lone register move (`fstp st(0)`, `fxch`, `fld st(i)`) is the
+/// exception: on values it is no code at all, so the guard and write-back replace a helper call
+/// (a loop whose back edge pops, `fstp st(0)` alone in its block, spent a fifth of physics-x86's
+/// instructions in that call).
 const MIN_OPS: usize = 2;
 
 /// Rewrites every region of `func`; returns how many there were.
@@ -256,7 +259,7 @@ fn scan(insts: &[Inst], from: usize, unit: &Unit, constant: &dyn Fn(Value) -> Op
             }
             i += 1;
         }
-        if ops.len() >= MIN_OPS {
+        if ops.len() >= MIN_OPS || (ops.len() == 1 && ops.values().all(Op::is_move)) {
             let start = *ops.keys().next()?;
             return Some(Plan {
                 start,

@@ -111,9 +111,11 @@ pub fn generation_sources(
 ) -> BTreeMap<String, String> {
     let emitted = emit_functions(program, memory, "test.lst", choices);
     let mut files: BTreeMap<String, String> = BTreeMap::new();
+    // As `rpt` decides it: the guest's inline header is included when its runtime has one.
+    let inline_header = extra.iter().any(|f| f.path == rpt_api::GUEST_INLINE_HEADER);
     files.insert(
         "cpu.h".into(),
-        rpt_emit_c::cpu_header(&program.state, memory, &program.helpers),
+        rpt_emit_c::cpu_header(&program.state, memory, &program.helpers, inline_header),
     );
     let mut shards: BTreeMap<u32, Vec<&EmittedFunction>> = BTreeMap::new();
     for f in &emitted {

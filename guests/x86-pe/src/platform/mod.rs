@@ -43,9 +43,13 @@ pub struct Platform {
 pub const PLATFORMS: &[Platform] = &[win32_console::PLATFORM];
 
 /// The guest's own C part, shared by every platform.
-const GUEST_RUNTIME: [(&str, &str); 8] = [
+const GUEST_RUNTIME: [(&str, &str); 12] = [
     ("guest/x86_runtime.c", include_str!("../../runtime/x86_runtime.c")),
     ("guest/x87.c", include_str!("../../runtime/x87.c")),
+    (rpt_api::GUEST_INLINE_HEADER, include_str!("../../runtime/inline.h")),
+    ("guest/x87_defs.h", include_str!("../../runtime/x87_defs.h")),
+    ("guest/x87_host.h", include_str!("../../runtime/x87_host.h")),
+    ("guest/x87_values.h", include_str!("../../runtime/x87_values.h")),
     ("guest/x87_soft.h", include_str!("../../runtime/x87_soft.h")),
     (
         "guest/x87_soft_transcendental.h",
@@ -115,7 +119,8 @@ pub fn externs(image: &GuestImage, platform: &str) -> Result<Externs, GuestError
 /// The guest's C part and the platform's C files.
 ///
 /// The x87 value model is chosen when `x87.c` is compiled: under [`Model::F64`] the file starts by
-/// defining `RPT_X87_F64`, which selects the unit of `x87_f64.h`.
+/// defining `RPT_X87_F64`, which selects the unit of `x87_f64.h`; `inline.h` starts with the same
+/// define, which keeps generated code calling the helpers out of line.
 pub fn runtime_sources(platform: &str, model: Model) -> Result<Vec<SourceFile>, GuestError> {
     let p = find(platform)?;
     Ok(GUEST_RUNTIME
@@ -124,7 +129,9 @@ pub fn runtime_sources(platform: &str, model: Model) -> Result<Vec<SourceFile>, 
         .map(|(path, contents)| SourceFile {
             path: path.to_string(),
             contents: match (path, model) {
-                ("guest/x87.c", Model::F64) => format!("#define RPT_X87_F64 1\n{contents}"),
+                ("guest/x87.c" | rpt_api::GUEST_INLINE_HEADER, Model::F64) => {
+                    format!("#define RPT_X87_F64 1\n{contents}")
+                }
                 _ => contents.to_string(),
             },
         })

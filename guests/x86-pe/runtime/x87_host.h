@@ -1,0 +1,363 @@
+/*
+ * x87_host.h - the x87 unit of x86-64 hosts: the host's own x87 runs each guest operation, so
+ * results and status words are bit-identical to the real FPU (x87.c describes the unit's seven
+ * operations). Included by x87.c and, through inline.h, by generated code, which runs the value
+ * forms inline; everything here is static inline, so a file compiles only what it calls.
+ */
+#ifndef RPT_X87_HOST_H
+#define RPT_X87_HOST_H
+
+/* The host's long double is the 80-bit format; these move bits in and out of one. */
+union x87_host_f80 {
+	long double f;
+	struct {
+		uint64_t m;
+		uint16_t se;
+	} bits;
+};
+
+X87_ALWAYS_INLINE long double x87_ld(struct rpt_f80 v)
+{
+	union x87_host_f80 u;
+	u.bits.m = v.m;
+	u.bits.se = v.se;
+	return u.f;
+}
+
+X87_ALWAYS_INLINE struct rpt_f80 x87_bits(long double f)
+{
+	union x87_host_f80 u;
+	u.f = f;
+	struct rpt_f80 v = { u.bits.m, u.bits.se };
+	return v;
+}
+
+#define X87_CLOBBERS "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)"
+
+/* Each operation runs its instructions on the host's x87 unit under the guest's control word (all
+ * exceptions masked) in one asm statement that begins with fnclex, so that the status word it
+ * reads reports this operation's exceptions alone. No fninit is needed around it (an fninit costs
+ * tens of cycles, and one before and one after every operation was most of an x87 program's
+ * time): the x86-64 ABI keeps the register stack empty between statements, and the operands and
+ * clobbers of each statement say which registers it uses.
+ *
+ * The control word is loaded only when the guest's (exceptions masked) is not the host's: fldcw is
+ * the slow part, and the common guest word (0x37f, what mingw's start-up fninit leaves) is the
+ * host's. That word is a constant, X87_HOST_CW: the x86-64 psABI starts every process with it and
+ * makes it callee-saved, and nothing in a generation changes it beyond one runtime call
+ * (rpt_host_set_rounding, which restores it).
+ *
+ * The statements are not volatile: the compiler then knows they touch nothing but their operands
+ * (a volatile one, to clang, may touch any memory), keeps guest state it holds in registers across
+ * them, and may move or merge them like any pure computation. That is safe because each statement
+ * is whole: it sets the guest's control word if that is not the host's, clears the flags,
+ * computes, reads the status word and restores the host's word, so nothing can come between its
+ * parts, and between statements the control word is the same everywhere in generated code.
+ *
+ * X87_FORM runs INSNS that way; OUTPUTS, INPUTS and CLOBBERS are parenthesised operand lists. */
+#define X87_HOST_CW 0x037fu
+#define X87_UNPAREN(...) __VA_ARGS__
+#define X87_FORM(cw_in, INSNS, OUTPUTS, INPUTS, CLOBBERS)                                           \
+	do {                                                                                        \
+		uint16_t want_ = (uint16_t)((cw_in) | 0x3fu), host_ = X87_HOST_CW;                  \
+		if (want_ == X87_HOST_CW)                                                           \
+			__asm__("fnclex\n\t" INSNS                                                    \
+				: X87_UNPAREN OUTPUTS                                                 \
+				: X87_UNPAREN INPUTS                                                  \
+				: X87_UNPAREN CLOBBERS);                                              \
+		else                                                                                \
+			__asm__("fldcw %[want_]\n\tfnclex\n\t" INSNS "\n\tfldcw %[host_]"             \
+					 : X87_UNPAREN OUTPUTS                                      \
+					 : X87_UNPAREN INPUTS, [want_] "m"(want_), [host_] "m"(host_) \
+					 : X87_UNPAREN CLOBBERS);                                   \
+	} while (0)
+
+/* X87_TWO runs BODY with st(0) = a, st(1) = b; FIX, after the status word is read, leaves exactly
+ * two values, returned in *o0 (st(0)) and *o1. */
+#define X87_TWO(cw_in, a_in, b_in, o0, o1, BODY, FIX)                                               \
+	do {                                                                                        \
+		uint16_t sw_;                                                                       \
+		long double a_ = x87_ld(a_in), b_ = x87_ld(b_in), r0_, r1_;                         \
+		X87_FORM(cw_in, "fldt %[b]\n\tfldt %[a]\n\t" BODY "\n\tfnstsw %[sw]\n\t" FIX          \
+			 "\n\tfstpt %[r0]\n\tfstpt %[r1]",                                          \
+			 ([sw] "=m"(sw_), [r0] "=m"(r0_), [r1] "=m"(r1_)), ([a] "m"(a_), [b] "m"(b_)), \
+			 (X87_CLOBBERS));                                                           \
+		*(o0) = x87_bits(r0_);                                                              \
+		*(o1) = x87_bits(r1_);                                                              \
+		hw = sw_;                                                                           \
+	} while (0)
+
+/* Pushes the value INSN loads from a memory operand holding bits_in into *out. */
+#define X87_LOAD(INSN, bits_in)                                                                     \
+	do {                                                                                        \
+		uint16_t sw_;                                                                       \
+		uint64_t m_ = (bits_in);                                                            \
+		long double r_;                                                                     \
+		X87_FORM(cw, INSN " %[m_]\n\tfnstsw %%ax", ("=t"(r_), "=a"(sw_)), ([m_] "m"(m_)), ()); \
+		*out = x87_bits(r_);                                                                \
+		return sw_;                                                                         \
+	} while (0)
+
+/* Stores v by INSN, which pops it, into *out. */
+#define X87_STORE(INSN)                                                                             \
+	do {                                                                                        \
+		uint16_t sw_;                                                                       \
+		uint64_t m_ = 0;                                                                    \
+		long double a_ = x87_ld(v);                                                         \
+		X87_FORM(cw, "fldt %[a]\n\t" INSN " %[m]\n\tfnstsw %[sw]", ([sw] "=m"(sw_), [m] "+m"(m_)), \
+			 ([a] "m"(a_)), (X87_CLOBBERS));                                            \
+		*out = m_;                                                                          \
+		return sw_;                                                                         \
+	} while (0)
+
+/* The forms generated code runs most (arithmetic, compares, loads, memory operands) keep their
+ * operands in x87 registers ("t" is st(0), "u" st(1)) and the status word in ax rather than in
+ * memory, so values can stay in registers from one operation to the next. */
+/* Runs INSN with st(0) = a, st(1) = b; returns the status word, the new st(0) in *out. */
+#define X87_ARITH(INSN)                                                                             \
+	do {                                                                                        \
+		uint16_t sw_;                                                                       \
+		long double r_;                                                                     \
+		X87_FORM(cw, INSN "\n\tfnstsw %%ax", ("=t"(r_), "=a"(sw_)), ("0"(x87_ld(a)), "u"(x87_ld(b))), ()); \
+		*out = x87_bits(r_);                                                                \
+		return sw_;                                                                         \
+	} while (0)
+
+/* Compares st(0) = a with st(1) = b by INSN; returns the status word. */
+#define X87_COMPARE(INSN)                                                                           \
+	do {                                                                                        \
+		uint16_t sw_;                                                                       \
+		X87_FORM(cw, INSN "\n\tfnstsw %%ax", ("=a"(sw_)), ("t"(x87_ld(a)), "u"(x87_ld(b))), ()); \
+		return sw_;                                                                         \
+	} while (0)
+
+/* Runs INSN, an instruction with st(0) = a and a memory operand holding bits. */
+#define X87_MEM(INSN)                                                                               \
+	do {                                                                                        \
+		uint16_t sw_;                                                                       \
+		uint64_t m_ = bits;                                                                 \
+		long double r_;                                                                     \
+		X87_FORM(cw, INSN " %[m_]\n\tfnstsw %%ax", ("=t"(r_), "=a"(sw_)), ("0"(x87_ld(a)), [m_] "m"(m_)), ()); \
+		*out = x87_bits(r_);                                                                \
+		return sw_;                                                                         \
+	} while (0)
+
+/* The memory forms run as themselves: they flag a denormal operand only where the one
+ * instruction does (not next to a NaN or an infinity, for one). */
+X87_ALWAYS_INLINE uint16_t unit_arith_memory(uint16_t cw, unsigned op, unsigned kind, struct rpt_f80 a, uint64_t bits,
+				  struct rpt_f80 *out)
+{
+#define X87_MEM_FORMS(F32, F64, I16, I32)   \
+	switch (kind) {                     \
+	case X87_KIND_F32:                  \
+		X87_MEM(F32);               \
+	case X87_KIND_F64:                  \
+		X87_MEM(F64);               \
+	case X87_KIND_I16:                  \
+		X87_MEM(I16);               \
+	default:                            \
+		X87_MEM(I32);               \
+	}
+	switch (op) {
+	case X87_ADD:
+		X87_MEM_FORMS("fadds", "faddl", "fiadds", "fiaddl");
+	case X87_MUL:
+		X87_MEM_FORMS("fmuls", "fmull", "fimuls", "fimull");
+	case X87_SUB:
+		X87_MEM_FORMS("fsubs", "fsubl", "fisubs", "fisubl");
+	case X87_SUBR:
+		X87_MEM_FORMS("fsubrs", "fsubrl", "fisubrs", "fisubrl");
+	case X87_DIV:
+		X87_MEM_FORMS("fdivs", "fdivl", "fidivs", "fidivl");
+	default:
+		X87_MEM_FORMS("fdivrs", "fdivrl", "fidivrs", "fidivrl");
+	}
+#undef X87_MEM_FORMS
+}
+
+X87_ALWAYS_INLINE uint16_t unit_compare_memory(uint16_t cw, unsigned kind, struct rpt_f80 a, uint64_t bits)
+{
+	struct rpt_f80 junk, *out = &junk;
+	switch (kind) {
+	case X87_KIND_F32:
+		X87_MEM("fcoms");
+	case X87_KIND_F64:
+		X87_MEM("fcoml");
+	case X87_KIND_I16:
+		X87_MEM("ficoms");
+	default:
+		X87_MEM("ficoml");
+	}
+}
+
+X87_ALWAYS_INLINE uint16_t unit_load(uint16_t cw, unsigned kind, uint64_t bits, struct rpt_f80 *out)
+{
+	switch (kind) {
+	case X87_KIND_F32:
+		X87_LOAD("flds", bits);
+	case X87_KIND_F64:
+		X87_LOAD("fldl", bits);
+	case X87_KIND_I16:
+		X87_LOAD("filds", bits);
+	case X87_KIND_I32:
+		X87_LOAD("fildl", bits);
+	default:
+		X87_LOAD("fildll", bits);
+	}
+}
+
+X87_ALWAYS_INLINE uint16_t unit_store(uint16_t cw, unsigned kind, int truncate, struct rpt_f80 v, uint64_t *out)
+{
+	switch (kind * 2u + (truncate ? 1u : 0u)) {
+	case X87_KIND_F32 * 2u:
+	case X87_KIND_F32 * 2u + 1u:
+		X87_STORE("fstps");
+	case X87_KIND_F64 * 2u:
+	case X87_KIND_F64 * 2u + 1u:
+		X87_STORE("fstpl");
+	case X87_KIND_I16 * 2u:
+		X87_STORE("fistps");
+	case X87_KIND_I32 * 2u:
+		X87_STORE("fistpl");
+	case X87_KIND_I64 * 2u:
+		X87_STORE("fistpll");
+	case X87_KIND_I16 * 2u + 1u:
+		X87_STORE("fisttps");
+	case X87_KIND_I32 * 2u + 1u:
+		X87_STORE("fisttpl");
+	default:
+		X87_STORE("fisttpll");
+	}
+}
+
+X87_ALWAYS_INLINE uint16_t unit_arith(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *out)
+{
+	switch (op) {
+	case X87_ADD:
+		X87_ARITH("fadd %%st(1), %%st");
+	case X87_MUL:
+		X87_ARITH("fmul %%st(1), %%st");
+	case X87_SUB:
+		X87_ARITH("fsub %%st(1), %%st");
+	case X87_SUBR:
+		X87_ARITH("fsubr %%st(1), %%st");
+	case X87_DIV:
+		X87_ARITH("fdiv %%st(1), %%st");
+	default:
+		X87_ARITH("fdivr %%st(1), %%st");
+	}
+}
+
+X87_ALWAYS_INLINE uint16_t unit_compare(uint16_t cw, int unordered, struct rpt_f80 a, struct rpt_f80 b)
+{
+	if (unordered)
+		X87_COMPARE("fucom %%st(1)");
+	X87_COMPARE("fcom %%st(1)");
+}
+
+/* For fptan, fsincos and fxtract *r replaces st(0) and *pushed is pushed. */
+X87_ALWAYS_INLINE uint16_t unit_unary(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 *r, struct rpt_f80 *pushed)
+{
+	uint16_t hw;
+	struct rpt_f80 z = x87_zero;
+	switch (op) {
+	case X87_FCHS:
+		X87_TWO(cw, a, z, r, pushed, "fchs", "");
+		break;
+	case X87_FABS:
+		X87_TWO(cw, a, z, r, pushed, "fabs", "");
+		break;
+	case X87_FSQRT:
+		X87_TWO(cw, a, z, r, pushed, "fsqrt", "");
+		break;
+	case X87_FRNDINT:
+		X87_TWO(cw, a, z, r, pushed, "frndint", "");
+		break;
+	case X87_F2XM1:
+		X87_TWO(cw, a, z, r, pushed, "f2xm1", "");
+		break;
+	case X87_FSIN:
+		X87_TWO(cw, a, z, r, pushed, "fsin", "");
+		break;
+	case X87_FCOS:
+		X87_TWO(cw, a, z, r, pushed, "fcos", "");
+		break;
+	case X87_FTST:
+		X87_TWO(cw, a, z, r, pushed, "ftst", "");
+		break;
+	case X87_FXAM:
+		X87_TWO(cw, a, z, r, pushed, "fxam", "");
+		break;
+	case X87_FPTAN:
+		X87_TWO(cw, a, z, r, pushed, "fptan", "fstp %%st(2)");
+		break;
+	case X87_FSINCOS:
+		X87_TWO(cw, a, z, r, pushed, "fsincos", "fstp %%st(2)");
+		break;
+	default:
+		X87_TWO(cw, a, z, r, pushed, "fxtract", "fstp %%st(2)");
+		break;
+	}
+	return hw;
+}
+
+/* fscale/fprem/fprem1: the new st(0); fpatan/fyl2x/fyl2xp1: the new st(1). */
+X87_ALWAYS_INLINE uint16_t unit_binary(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *r)
+{
+	struct rpt_f80 junk;
+	uint16_t hw;
+	switch (op) {
+	case X87_FSCALE:
+		X87_TWO(cw, a, b, r, &junk, "fscale", "");
+		break;
+	case X87_FPREM:
+		X87_TWO(cw, a, b, r, &junk, "fprem", "");
+		break;
+	case X87_FPREM1:
+		X87_TWO(cw, a, b, r, &junk, "fprem1", "");
+		break;
+	case X87_FPATAN:
+		X87_TWO(cw, a, b, r, &junk, "fpatan", "fld %%st(0)");
+		break;
+	case X87_FYL2X:
+		X87_TWO(cw, a, b, r, &junk, "fyl2x", "fld %%st(0)");
+		break;
+	default:
+		X87_TWO(cw, a, b, r, &junk, "fyl2xp1", "fld %%st(0)");
+		break;
+	}
+	return hw;
+}
+
+X87_ALWAYS_INLINE struct rpt_f80 unit_constant(uint16_t cw, unsigned op)
+{
+	struct rpt_f80 r, junk, z = x87_zero;
+	uint16_t hw;
+	switch (op) {
+	case X87_FLD1:
+		X87_TWO(cw, z, z, &r, &junk, "fld1", "fstp %%st(1)");
+		break;
+	case X87_FLDZ:
+		X87_TWO(cw, z, z, &r, &junk, "fldz", "fstp %%st(1)");
+		break;
+	case X87_FLDPI:
+		X87_TWO(cw, z, z, &r, &junk, "fldpi", "fstp %%st(1)");
+		break;
+	case X87_FLDL2E:
+		X87_TWO(cw, z, z, &r, &junk, "fldl2e", "fstp %%st(1)");
+		break;
+	case X87_FLDL2T:
+		X87_TWO(cw, z, z, &r, &junk, "fldl2t", "fstp %%st(1)");
+		break;
+	case X87_FLDLG2:
+		X87_TWO(cw, z, z, &r, &junk, "fldlg2", "fstp %%st(1)");
+		break;
+	default:
+		X87_TWO(cw, z, z, &r, &junk, "fldln2", "fstp %%st(1)");
+		break;
+	}
+	(void)hw;
+	return r;
+}
+
+#endif /* RPT_X87_HOST_H */

@@ -1,0 +1,175 @@
+/*
+ * x87_values.h - the value forms of the x87 helpers, and the status-word rules they share with
+ * the stack forms: what one instruction does to operand values and to the status word when no
+ * stack fault can happen, for lifted code that keeps st(i) in its own variables (the x87-regions
+ * pass). The same unit calls and status-word updates as the stack forms in x87.c, without TOP,
+ * tags or registers. A result's significand is returned and its sign-and-exponent word left in
+ * fpu_result_e.
+ *
+ * x87.c includes this after choosing a unit and defines the helpers rpt_helper_x87_v* as calls
+ * of these (the IR interpreter calls those); on x86-64 hosts with the f80 model, generated code
+ * includes it too (inline.h) and calls these directly, so clang sees the unit's instructions
+ * inline. Both run this one copy.
+ */
+#ifndef RPT_X87_VALUES_H
+#define RPT_X87_VALUES_H
+
+#ifndef RPT_X87_F64
+/* The f80 model: registers hold the 80-bit format itself. */
+#define x87_reg_indefinite x87_indefinite
+
+static inline int x87_reg_is_nan(struct rpt_f80 v)
+{
+	return (v.se & 0x7fffu) == 0x7fffu && (v.m << 1) != 0;
+}
+
+static inline int x87_reg_sign(struct rpt_f80 v)
+{
+	return (v.se & 0x8000u) != 0;
+}
+
+X87_ALWAYS_INLINE struct rpt_f80 unit_to_f80(struct rpt_f80 v)
+{
+	return v;
+}
+
+X87_ALWAYS_INLINE uint16_t unit_load_f80(uint16_t cw, struct rpt_f80 w, struct rpt_f80 *out)
+{
+	(void)cw;
+	*out = w;
+	return 0;
+}
+#endif
+
+X87_ALWAYS_INLINE void x87_merge(struct cpu *c, uint16_t hw, uint16_t codes)
+{
+	c->fpu_sw = (uint16_t)(((c->fpu_sw | (hw & SW_EXCEPTIONS)) & ~codes) | (hw & codes));
+}
+
+X87_ALWAYS_INLINE void x87_summary(struct cpu *c)
+{
+	if (c->fpu_sw & SW_EXCEPTIONS & ~c->fpu_cw)
+		c->fpu_sw = (uint16_t)(c->fpu_sw | SW_ES | SW_B);
+}
+
+X87_ALWAYS_INLINE void x87_set_codes(struct cpu *c, uint16_t codes)
+{
+	c->fpu_sw = (uint16_t)((c->fpu_sw & ~(SW_C0 | SW_C2 | SW_C3)) | codes);
+}
+
+X87_ALWAYS_INLINE uint64_t x87_kind_mask(unsigned kind)
+{
+	switch (kind) {
+	case X87_KIND_F32:
+	case X87_KIND_I32:
+		return 0xffffffffull;
+	case X87_KIND_I16:
+		return 0xffffull;
+	default:
+		return ~0ull;
+	}
+}
+
+X87_ALWAYS_INLINE uint64_t x87_result(struct cpu *c, struct rpt_f80 v)
+{
+	c->fpu_result_e = v.se;
+	return v.m;
+}
+
+X87_ALWAYS_INLINE struct rpt_f80 x87_value(uint64_t m, uint32_t e)
+{
+	struct rpt_f80 v = { m, (uint16_t)e };
+	return v;
+}
+
+X87_ALWAYS_INLINE uint64_t x87_vload_inline(struct cpu *restrict c, uint32_t kind, uint64_t lo, uint32_t hi)
+{
+	struct rpt_f80 v;
+	uint16_t hw = kind == X87_KIND_F80 ? unit_load_f80(c->fpu_cw, x87_value(lo, hi), &v)
+					   : unit_load(c->fpu_cw, kind, lo, &v);
+	x87_merge(c, hw, 0);
+	c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
+	x87_summary(c);
+	return x87_result(c, v);
+}
+
+X87_ALWAYS_INLINE uint64_t x87_vstore_inline(struct cpu *restrict c, uint32_t kind, uint32_t flags, uint64_t am, uint32_t ae)
+{
+	uint64_t out;
+	if (kind == X87_KIND_F80) {
+		struct rpt_f80 v = unit_to_f80(x87_value(am, ae));
+		c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
+		out = (flags & X87_STORE_HIGH) ? v.se : v.m;
+	} else {
+		uint16_t hw = unit_store(c->fpu_cw, kind, (flags & X87_STORE_TRUNCATE) != 0, x87_value(am, ae), &out);
+		out &= x87_kind_mask(kind);
+		x87_merge(c, hw, SW_C1);
+	}
+	x87_summary(c);
+	return out;
+}
+
+X87_ALWAYS_INLINE uint64_t x87_varith_inline(struct cpu *restrict c, uint32_t op, uint64_t am, uint32_t ae, uint64_t bm, uint32_t be)
+{
+	struct rpt_f80 r;
+	uint16_t hw = unit_arith(c->fpu_cw, op, x87_value(am, ae), x87_value(bm, be), &r);
+	x87_merge(c, hw, SW_C1);
+	x87_summary(c);
+	return x87_result(c, r);
+}
+
+X87_ALWAYS_INLINE uint64_t x87_varith_mem_inline(struct cpu *restrict c, uint32_t op, uint32_t kind, uint64_t am, uint32_t ae,
+				   uint64_t bits)
+{
+	struct rpt_f80 r;
+	uint16_t hw = unit_arith_memory(c->fpu_cw, op, kind, x87_value(am, ae), bits, &r);
+	x87_merge(c, hw, SW_C1);
+	x87_summary(c);
+	return x87_result(c, r);
+}
+
+X87_ALWAYS_INLINE uint32_t x87_vcom_inline(struct cpu *restrict c, uint32_t which, uint64_t am, uint32_t ae, uint64_t bm, uint32_t be)
+{
+	unsigned k = which - X87_FCOM;
+	int unordered = (k & 2u) != 0, to_eflags = (k & 4u) != 0;
+	uint16_t c1 = c->fpu_sw & SW_C1;
+	uint16_t hw = unit_compare(c->fpu_cw, unordered, x87_value(am, ae), x87_value(bm, be));
+	uint16_t codes = hw & (SW_C0 | SW_C2 | SW_C3);
+	x87_merge(c, hw, 0);
+	/* fcomi leaves C1 alone (see x87_reg); fcom clears it and sets the condition codes. */
+	c->fpu_sw = (uint16_t)((c->fpu_sw & ~SW_C1) | (to_eflags ? c1 : 0u));
+	if (!to_eflags)
+		x87_set_codes(c, codes);
+	x87_summary(c);
+	return codes;
+}
+
+X87_ALWAYS_INLINE uint32_t x87_vcom_mem_inline(struct cpu *restrict c, uint32_t kind, uint64_t am, uint32_t ae, uint64_t bits)
+{
+	uint16_t hw = unit_compare_memory(c->fpu_cw, kind, x87_value(am, ae), bits);
+	uint16_t codes = hw & (SW_C0 | SW_C2 | SW_C3);
+	x87_merge(c, hw, 0);
+	c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
+	x87_set_codes(c, codes);
+	x87_summary(c);
+	return codes;
+}
+
+X87_ALWAYS_INLINE uint64_t x87_vunary_inline(struct cpu *restrict c, uint32_t op, uint64_t am, uint32_t ae)
+{
+	struct rpt_f80 r, pushed;
+	uint16_t hw = unit_unary(c->fpu_cw, op, x87_value(am, ae), &r, &pushed);
+	x87_merge(c, hw, SW_C1);
+	x87_summary(c);
+	return x87_result(c, r);
+}
+
+X87_ALWAYS_INLINE uint64_t x87_vconst_inline(struct cpu *restrict c, uint32_t op)
+{
+	struct rpt_f80 v = unit_constant(c->fpu_cw, op);
+	c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
+	x87_summary(c);
+	return x87_result(c, v);
+}
+
+#endif /* RPT_X87_VALUES_H */
