@@ -87,13 +87,18 @@ X87_ALWAYS_INLINE struct rpt_f80 x87_bits(long double f)
 		hw = sw_;                                                                           \
 	} while (0)
 
-/* Pushes the value INSN loads from a memory operand holding bits_in into *out. */
+/* Pushes the value INSN loads from a memory operand holding bits_in into *out (see X87_REG_FORM
+ * for the slot; a load needs no control word). */
 #define X87_LOAD(INSN, bits_in)                                                                     \
 	do {                                                                                        \
 		uint16_t sw_;                                                                       \
-		uint64_t m_ = (bits_in);                                                            \
 		long double r_;                                                                     \
-		X87_FORM(cw, INSN " %[m_]\n\tfnstsw %%ax", ("=t"(r_), "=a"(sw_)), ([m_] "m"(m_)), ()); \
+		(void)cw;                                                                           \
+		__asm__(X87_SLOT_ENTER "mov %[m_], (%%rsp)\n\tfnclex\n\t" INSN " (%%rsp)\n\tfnstsw %%ax" \
+			X87_SLOT_LEAVE                                                              \
+			: "=t"(r_), "=a"(sw_)                                                       \
+			: [m_] "r"((uint64_t)(bits_in))                                             \
+			: "cc");                                                                    \
 		*out = x87_bits(r_);                                                                \
 		return sw_;                                                                         \
 	} while (0)
@@ -110,15 +115,56 @@ X87_ALWAYS_INLINE struct rpt_f80 x87_bits(long double f)
 		return sw_;                                                                         \
 	} while (0)
 
-/* The forms generated code runs most (arithmetic, compares, loads, memory operands) keep their
- * operands in x87 registers ("t" is st(0), "u" st(1)) and the status word in ax rather than in
- * memory, so values can stay in registers from one operation to the next. */
+/* The forms generated code runs most (arithmetic, compares, loads, memory operands) have no
+ * memory operands at all: values in x87 registers ("t" is st(0), "u" st(1)), the status word in
+ * ax, a memory operand's bits and the guest's control word in general registers. To clang such a
+ * statement reads and writes nothing but its operands, so the values of a region stay in x87
+ * registers from one operation to the next, and the guest state the code holds in registers (the
+ * status word among it) stays there across them.
+ *
+ * The instructions that need memory (fldcw, and the memory operand of fmull and the like) get it
+ * in a slot the statement makes for itself: it moves rsp down past the red zone (the 128 bytes
+ * below rsp that the compiler may use in a leaf function) by 144 (the operand at (%rsp), the
+ * control word at 8(%rsp), both below the red zone), stores into the slot and moves rsp back. None of these statements' operands is addressed from rsp, so the move cannot misplace one;
+ * a signal arriving meanwhile is delivered below the slot.
+ *
+ * Loads and compares are the same under every control word (a load of a narrower format or an
+ * integer is exact, a compare rounds nothing, and exceptions are masked either way), so they
+ * never load one. */
+#define X87_SLOT_ENTER "sub $144, %%rsp\n\t"
+#define X87_SLOT_LEAVE "\n\tadd $144, %%rsp"
+#define X87_CW_ENTER "movw %w[want_], 8(%%rsp)\n\tfldcw 8(%%rsp)\n\t"
+#define X87_CW_LEAVE "\n\tmovw $0x37f, 8(%%rsp)\n\tfldcw 8(%%rsp)"
+
+/* Runs INSNS (which end with the status word in ax) under the guest's control word; OUTPUTS and
+ * INPUTS are parenthesised operand lists. SLOT_IN, when not empty, stores into the slot at
+ * (%rsp) before (the statement then makes the slot under either word; otherwise only to load a
+ * control word). */
+#define X87_REG_FORM(SLOT_IN, INSNS, OUTPUTS, INPUTS)                                               \
+	do {                                                                                        \
+		uint16_t want_ = (uint16_t)(cw | 0x3fu);                                            \
+		if (want_ == X87_HOST_CW && sizeof(SLOT_IN) == 1)                                   \
+			__asm__("fnclex\n\t" INSNS : X87_UNPAREN OUTPUTS : X87_UNPAREN INPUTS);      \
+		else if (want_ == X87_HOST_CW)                                                      \
+			__asm__(X87_SLOT_ENTER SLOT_IN "fnclex\n\t" INSNS X87_SLOT_LEAVE              \
+				: X87_UNPAREN OUTPUTS                                                 \
+				: X87_UNPAREN INPUTS                                                  \
+				: "cc");                                                              \
+		else                                                                                \
+			__asm__(X87_SLOT_ENTER SLOT_IN X87_CW_ENTER "fnclex\n\t" INSNS X87_CW_LEAVE    \
+					X87_SLOT_LEAVE                                              \
+				: X87_UNPAREN OUTPUTS                                                 \
+				: X87_UNPAREN INPUTS, [want_] "r"(want_)                              \
+				: "cc");                                                              \
+	} while (0)
+
 /* Runs INSN with st(0) = a, st(1) = b; returns the status word, the new st(0) in *out. */
 #define X87_ARITH(INSN)                                                                             \
 	do {                                                                                        \
 		uint16_t sw_;                                                                       \
 		long double r_;                                                                     \
-		X87_FORM(cw, INSN "\n\tfnstsw %%ax", ("=t"(r_), "=a"(sw_)), ("0"(x87_ld(a)), "u"(x87_ld(b))), ()); \
+		X87_REG_FORM("", INSN "\n\tfnstsw %%ax", ("=t"(r_), "=a"(sw_)),                      \
+			     ("0"(x87_ld(a)), "u"(x87_ld(b))));                                     \
 		*out = x87_bits(r_);                                                                \
 		return sw_;                                                                         \
 	} while (0)
@@ -127,7 +173,8 @@ X87_ALWAYS_INLINE struct rpt_f80 x87_bits(long double f)
 #define X87_COMPARE(INSN)                                                                           \
 	do {                                                                                        \
 		uint16_t sw_;                                                                       \
-		X87_FORM(cw, INSN "\n\tfnstsw %%ax", ("=a"(sw_)), ("t"(x87_ld(a)), "u"(x87_ld(b))), ()); \
+		(void)cw;                                                                           \
+		__asm__("fnclex\n\t" INSN "\n\tfnstsw %%ax" : "=a"(sw_) : "t"(x87_ld(a)), "u"(x87_ld(b))); \
 		return sw_;                                                                         \
 	} while (0)
 
@@ -135,9 +182,9 @@ X87_ALWAYS_INLINE struct rpt_f80 x87_bits(long double f)
 #define X87_MEM(INSN)                                                                               \
 	do {                                                                                        \
 		uint16_t sw_;                                                                       \
-		uint64_t m_ = bits;                                                                 \
 		long double r_;                                                                     \
-		X87_FORM(cw, INSN " %[m_]\n\tfnstsw %%ax", ("=t"(r_), "=a"(sw_)), ("0"(x87_ld(a)), [m_] "m"(m_)), ()); \
+		X87_REG_FORM("mov %[m_], (%%rsp)\n\t", INSN " (%%rsp)\n\tfnstsw %%ax",                \
+			     ("=t"(r_), "=a"(sw_)), ("0"(x87_ld(a)), [m_] "r"(bits)));              \
 		*out = x87_bits(r_);                                                                \
 		return sw_;                                                                         \
 	} while (0)
@@ -329,35 +376,40 @@ X87_ALWAYS_INLINE uint16_t unit_binary(uint16_t cw, unsigned op, struct rpt_f80 
 	return hw;
 }
 
+/* Pushes INSN's constant, which depends on the rounding control only (no exception, so no
+ * status word). */
+#define X87_CONSTANT(INSN)                                                                          \
+	do {                                                                                        \
+		long double r_;                                                                     \
+		uint16_t want_ = (uint16_t)(cw | 0x3fu);                                            \
+		if (want_ == X87_HOST_CW)                                                           \
+			__asm__(INSN : "=t"(r_));                                                    \
+		else                                                                                \
+			__asm__(X87_SLOT_ENTER X87_CW_ENTER INSN X87_CW_LEAVE X87_SLOT_LEAVE          \
+				: "=t"(r_)                                                            \
+				: [want_] "r"(want_)                                                  \
+				: "cc");                                                              \
+		return x87_bits(r_);                                                                \
+	} while (0)
+
 X87_ALWAYS_INLINE struct rpt_f80 unit_constant(uint16_t cw, unsigned op)
 {
-	struct rpt_f80 r, junk, z = x87_zero;
-	uint16_t hw;
 	switch (op) {
 	case X87_FLD1:
-		X87_TWO(cw, z, z, &r, &junk, "fld1", "fstp %%st(1)");
-		break;
+		X87_CONSTANT("fld1");
 	case X87_FLDZ:
-		X87_TWO(cw, z, z, &r, &junk, "fldz", "fstp %%st(1)");
-		break;
+		X87_CONSTANT("fldz");
 	case X87_FLDPI:
-		X87_TWO(cw, z, z, &r, &junk, "fldpi", "fstp %%st(1)");
-		break;
+		X87_CONSTANT("fldpi");
 	case X87_FLDL2E:
-		X87_TWO(cw, z, z, &r, &junk, "fldl2e", "fstp %%st(1)");
-		break;
+		X87_CONSTANT("fldl2e");
 	case X87_FLDL2T:
-		X87_TWO(cw, z, z, &r, &junk, "fldl2t", "fstp %%st(1)");
-		break;
+		X87_CONSTANT("fldl2t");
 	case X87_FLDLG2:
-		X87_TWO(cw, z, z, &r, &junk, "fldlg2", "fstp %%st(1)");
-		break;
+		X87_CONSTANT("fldlg2");
 	default:
-		X87_TWO(cw, z, z, &r, &junk, "fldln2", "fstp %%st(1)");
-		break;
+		X87_CONSTANT("fldln2");
 	}
-	(void)hw;
-	return r;
 }
 
 #endif /* RPT_X87_HOST_H */

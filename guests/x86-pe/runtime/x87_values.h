@@ -46,10 +46,16 @@ X87_ALWAYS_INLINE void x87_merge(struct cpu *c, uint16_t hw, uint16_t codes)
 	c->fpu_sw = (uint16_t)(((c->fpu_sw | (hw & SW_EXCEPTIONS)) & ~codes) | (hw & codes));
 }
 
+/* ES and B follow the exceptions the control word cw leaves unmasked. */
+X87_ALWAYS_INLINE void x87_summary_cw(struct cpu *c, uint16_t cw)
+{
+	if (c->fpu_sw & SW_EXCEPTIONS & ~cw)
+		c->fpu_sw = (uint16_t)(c->fpu_sw | SW_ES | SW_B);
+}
+
 X87_ALWAYS_INLINE void x87_summary(struct cpu *c)
 {
-	if (c->fpu_sw & SW_EXCEPTIONS & ~c->fpu_cw)
-		c->fpu_sw = (uint16_t)(c->fpu_sw | SW_ES | SW_B);
+	x87_summary_cw(c, c->fpu_cw);
 }
 
 X87_ALWAYS_INLINE void x87_set_codes(struct cpu *c, uint16_t codes)
@@ -82,18 +88,18 @@ X87_ALWAYS_INLINE struct rpt_f80 x87_value(uint64_t m, uint32_t e)
 	return v;
 }
 
-X87_ALWAYS_INLINE uint64_t x87_vload_inline(struct cpu *restrict c, uint32_t kind, uint64_t lo, uint32_t hi)
+X87_ALWAYS_INLINE uint64_t x87_vload_cw(struct cpu *restrict c, uint16_t cw, uint32_t kind, uint64_t lo, uint32_t hi)
 {
 	struct rpt_f80 v;
-	uint16_t hw = kind == X87_KIND_F80 ? unit_load_f80(c->fpu_cw, x87_value(lo, hi), &v)
-					   : unit_load(c->fpu_cw, kind, lo, &v);
+	uint16_t hw = kind == X87_KIND_F80 ? unit_load_f80(cw, x87_value(lo, hi), &v)
+					   : unit_load(cw, kind, lo, &v);
 	x87_merge(c, hw, 0);
 	c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
-	x87_summary(c);
+	x87_summary_cw(c, cw);
 	return x87_result(c, v);
 }
 
-X87_ALWAYS_INLINE uint64_t x87_vstore_inline(struct cpu *restrict c, uint32_t kind, uint32_t flags, uint64_t am, uint32_t ae)
+X87_ALWAYS_INLINE uint64_t x87_vstore_cw(struct cpu *restrict c, uint16_t cw, uint32_t kind, uint32_t flags, uint64_t am, uint32_t ae)
 {
 	uint64_t out;
 	if (kind == X87_KIND_F80) {
@@ -101,75 +107,122 @@ X87_ALWAYS_INLINE uint64_t x87_vstore_inline(struct cpu *restrict c, uint32_t ki
 		c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
 		out = (flags & X87_STORE_HIGH) ? v.se : v.m;
 	} else {
-		uint16_t hw = unit_store(c->fpu_cw, kind, (flags & X87_STORE_TRUNCATE) != 0, x87_value(am, ae), &out);
+		uint16_t hw = unit_store(cw, kind, (flags & X87_STORE_TRUNCATE) != 0, x87_value(am, ae), &out);
 		out &= x87_kind_mask(kind);
 		x87_merge(c, hw, SW_C1);
 	}
-	x87_summary(c);
+	x87_summary_cw(c, cw);
 	return out;
 }
 
-X87_ALWAYS_INLINE uint64_t x87_varith_inline(struct cpu *restrict c, uint32_t op, uint64_t am, uint32_t ae, uint64_t bm, uint32_t be)
+X87_ALWAYS_INLINE uint64_t x87_varith_cw(struct cpu *restrict c, uint16_t cw, uint32_t op, uint64_t am, uint32_t ae, uint64_t bm, uint32_t be)
 {
 	struct rpt_f80 r;
-	uint16_t hw = unit_arith(c->fpu_cw, op, x87_value(am, ae), x87_value(bm, be), &r);
+	uint16_t hw = unit_arith(cw, op, x87_value(am, ae), x87_value(bm, be), &r);
 	x87_merge(c, hw, SW_C1);
-	x87_summary(c);
+	x87_summary_cw(c, cw);
 	return x87_result(c, r);
 }
 
-X87_ALWAYS_INLINE uint64_t x87_varith_mem_inline(struct cpu *restrict c, uint32_t op, uint32_t kind, uint64_t am, uint32_t ae,
+X87_ALWAYS_INLINE uint64_t x87_varith_mem_cw(struct cpu *restrict c, uint16_t cw, uint32_t op, uint32_t kind, uint64_t am, uint32_t ae,
 				   uint64_t bits)
 {
 	struct rpt_f80 r;
-	uint16_t hw = unit_arith_memory(c->fpu_cw, op, kind, x87_value(am, ae), bits, &r);
+	uint16_t hw = unit_arith_memory(cw, op, kind, x87_value(am, ae), bits, &r);
 	x87_merge(c, hw, SW_C1);
-	x87_summary(c);
+	x87_summary_cw(c, cw);
 	return x87_result(c, r);
 }
 
-X87_ALWAYS_INLINE uint32_t x87_vcom_inline(struct cpu *restrict c, uint32_t which, uint64_t am, uint32_t ae, uint64_t bm, uint32_t be)
+X87_ALWAYS_INLINE uint32_t x87_vcom_cw(struct cpu *restrict c, uint16_t cw, uint32_t which, uint64_t am, uint32_t ae, uint64_t bm, uint32_t be)
 {
 	unsigned k = which - X87_FCOM;
 	int unordered = (k & 2u) != 0, to_eflags = (k & 4u) != 0;
 	uint16_t c1 = c->fpu_sw & SW_C1;
-	uint16_t hw = unit_compare(c->fpu_cw, unordered, x87_value(am, ae), x87_value(bm, be));
+	uint16_t hw = unit_compare(cw, unordered, x87_value(am, ae), x87_value(bm, be));
 	uint16_t codes = hw & (SW_C0 | SW_C2 | SW_C3);
 	x87_merge(c, hw, 0);
 	/* fcomi leaves C1 alone (see x87_reg); fcom clears it and sets the condition codes. */
 	c->fpu_sw = (uint16_t)((c->fpu_sw & ~SW_C1) | (to_eflags ? c1 : 0u));
 	if (!to_eflags)
 		x87_set_codes(c, codes);
-	x87_summary(c);
+	x87_summary_cw(c, cw);
 	return codes;
 }
 
-X87_ALWAYS_INLINE uint32_t x87_vcom_mem_inline(struct cpu *restrict c, uint32_t kind, uint64_t am, uint32_t ae, uint64_t bits)
+X87_ALWAYS_INLINE uint32_t x87_vcom_mem_cw(struct cpu *restrict c, uint16_t cw, uint32_t kind, uint64_t am, uint32_t ae, uint64_t bits)
 {
-	uint16_t hw = unit_compare_memory(c->fpu_cw, kind, x87_value(am, ae), bits);
+	uint16_t hw = unit_compare_memory(cw, kind, x87_value(am, ae), bits);
 	uint16_t codes = hw & (SW_C0 | SW_C2 | SW_C3);
 	x87_merge(c, hw, 0);
 	c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
 	x87_set_codes(c, codes);
-	x87_summary(c);
+	x87_summary_cw(c, cw);
 	return codes;
+}
+
+X87_ALWAYS_INLINE uint64_t x87_vunary_cw(struct cpu *restrict c, uint16_t cw, uint32_t op, uint64_t am, uint32_t ae)
+{
+	struct rpt_f80 r, pushed;
+	uint16_t hw = unit_unary(cw, op, x87_value(am, ae), &r, &pushed);
+	x87_merge(c, hw, SW_C1);
+	x87_summary_cw(c, cw);
+	return x87_result(c, r);
+}
+
+X87_ALWAYS_INLINE uint64_t x87_vconst_cw(struct cpu *restrict c, uint16_t cw, uint32_t op)
+{
+	struct rpt_f80 v = unit_constant(cw, op);
+	c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
+	x87_summary_cw(c, cw);
+	return x87_result(c, v);
+}
+
+/* The value forms as helpers call them. Each is its _cw form twice over: once for fninit's control
+ * word (every exception masked, 64-bit precision, round to nearest), the word of mingw programs
+ * and of the x86-64 host itself, where the compiler folds the control-word test of the host unit
+ * and the exception summary away, and once for any other word. */
+#define X87_BY_CW(form, c, ...)                                                                     \
+	return (c)->fpu_cw == X87_CW_INIT ? form(c, X87_CW_INIT, __VA_ARGS__) : form(c, (c)->fpu_cw, __VA_ARGS__)
+
+X87_ALWAYS_INLINE uint64_t x87_vload_inline(struct cpu *restrict c, uint32_t kind, uint64_t lo, uint32_t hi)
+{
+	X87_BY_CW(x87_vload_cw, c, kind, lo, hi);
+}
+
+X87_ALWAYS_INLINE uint64_t x87_vstore_inline(struct cpu *restrict c, uint32_t kind, uint32_t flags, uint64_t am, uint32_t ae)
+{
+	X87_BY_CW(x87_vstore_cw, c, kind, flags, am, ae);
+}
+
+X87_ALWAYS_INLINE uint64_t x87_varith_inline(struct cpu *restrict c, uint32_t op, uint64_t am, uint32_t ae, uint64_t bm, uint32_t be)
+{
+	X87_BY_CW(x87_varith_cw, c, op, am, ae, bm, be);
+}
+
+X87_ALWAYS_INLINE uint64_t x87_varith_mem_inline(struct cpu *restrict c, uint32_t op, uint32_t kind, uint64_t am, uint32_t ae, uint64_t bits)
+{
+	X87_BY_CW(x87_varith_mem_cw, c, op, kind, am, ae, bits);
+}
+
+X87_ALWAYS_INLINE uint32_t x87_vcom_inline(struct cpu *restrict c, uint32_t which, uint64_t am, uint32_t ae, uint64_t bm, uint32_t be)
+{
+	X87_BY_CW(x87_vcom_cw, c, which, am, ae, bm, be);
+}
+
+X87_ALWAYS_INLINE uint32_t x87_vcom_mem_inline(struct cpu *restrict c, uint32_t kind, uint64_t am, uint32_t ae, uint64_t bits)
+{
+	X87_BY_CW(x87_vcom_mem_cw, c, kind, am, ae, bits);
 }
 
 X87_ALWAYS_INLINE uint64_t x87_vunary_inline(struct cpu *restrict c, uint32_t op, uint64_t am, uint32_t ae)
 {
-	struct rpt_f80 r, pushed;
-	uint16_t hw = unit_unary(c->fpu_cw, op, x87_value(am, ae), &r, &pushed);
-	x87_merge(c, hw, SW_C1);
-	x87_summary(c);
-	return x87_result(c, r);
+	X87_BY_CW(x87_vunary_cw, c, op, am, ae);
 }
 
 X87_ALWAYS_INLINE uint64_t x87_vconst_inline(struct cpu *restrict c, uint32_t op)
 {
-	struct rpt_f80 v = unit_constant(c->fpu_cw, op);
-	c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
-	x87_summary(c);
-	return x87_result(c, v);
+	X87_BY_CW(x87_vconst_cw, c, op);
 }
 
 #endif /* RPT_X87_VALUES_H */

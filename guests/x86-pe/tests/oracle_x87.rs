@@ -222,6 +222,11 @@ fn to_f64_bits(v: F80) -> u64 {
 }
 
 fn random_cw(rng: &mut Rng) -> u16 {
+    // Half the cases run under fninit's word, which mingw programs keep and which generated code
+    // on x86-64 handles on a path of its own (runtime/x87_values.h, X87_BY_CW).
+    if rng.below(2) == 0 {
+        return 0x037f;
+    }
     let pc = [0u16, 2, 3][rng.below(3) as usize];
     let rc = rng.below(4) as u16;
     0x1040 | 0x3f | pc << 8 | rc << 10
