@@ -4,7 +4,8 @@
  * stack fault can happen, for lifted code that keeps st(i) in its own variables (the x87-regions
  * pass). The same unit calls and status-word updates as the stack forms in x87.c, without TOP,
  * tags or registers. A result's significand is returned and its sign-and-exponent word left in
- * fpu_result_e.
+ * fpu_result_e. Each ends by setting ES and B from the exception flags (x87_summary_cw), which the
+ * x87-regions pass relies on to leave that to them.
  *
  * x87.c includes this after choosing a unit and defines the helpers rpt_helper_x87_v* as calls
  * of these (the IR interpreter calls those); on x86-64 hosts with the f80 model, generated code

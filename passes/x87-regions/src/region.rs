@@ -306,7 +306,11 @@ struct Fast<'a, 'f> {
     regs: [Held; 8],
     /// Original values and what stands for them on this path.
     map: BTreeMap<Value, Value>,
+    /// Whether a register move cleared C1 (the region then writes ES and B itself, unless a
+    /// value form ran: see `finish`).
     moved: bool,
+    /// Whether a value form ran (each ends by setting ES and B from the exception flags).
+    summarised: bool,
 }
 
 impl Fast<'_, '_> {
@@ -391,6 +395,7 @@ impl Fast<'_, '_> {
     }
 
     fn call(&mut self, name: &str, args: Vec<Value>, ty: Type) -> Value {
+        self.summarised = true;
         match self.b.call_helper(name, args, Some(ty)) {
             Some(v) => v,
             // call_helper gives a value whenever a result type is asked for.
@@ -553,10 +558,12 @@ impl Fast<'_, '_> {
             let top = self.b.resize(wrapped, ty);
             self.b.set(self.unit.top, top);
         }
-        if self.moved {
+        if self.moved && !self.summarised {
             // ES and B follow the unmasked exceptions after every instruction; the helpers see
             // to it after theirs, and the control word cannot change inside a region, so once
-            // here covers the register moves.
+            // here covers the register moves. Moves change no exception flag, so after any
+            // value form this would change nothing; a region of moves alone needs it, as the
+            // state it starts from need not have ES and B in step.
             let word = self.b.get(self.unit.sw);
             let cw = self.b.get(self.unit.cw);
             let ty = self.b.ty(word);
@@ -668,6 +675,7 @@ fn rewrite(
         regs: [Held::Entry; 8],
         map: BTreeMap::new(),
         moved: false,
+        summarised: false,
     };
     for (k, inst) in region.iter().enumerate() {
         if let Some(op) = plan.ops.get(&(plan.start + k)) {
