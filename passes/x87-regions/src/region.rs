@@ -436,9 +436,12 @@ impl Fast<'_, '_> {
                 }
             }
             Op::StoreReg { i, pop } => {
-                let v = self.read(0);
                 self.clear_c1();
-                self.write(i, v);
+                // `fstp st(0)` (a pop) stores st(0) into itself: nothing to write back.
+                if i != 0 {
+                    let v = self.read(0);
+                    self.write(i, v);
+                }
                 if pop {
                     self.pop();
                 }
