@@ -108,20 +108,29 @@ fn bench_writes_well_formed_deterministic_results() {
     );
     let ratio = config["ratio_native_i386"].as_f64().expect("ratio");
     assert!((ratio - rpt_count / i386_count).abs() < 1e-9);
-    let qemu = &sample["qemu"]["summary"];
-    assert_eq!(qemu["pairs"].as_u64(), Some(2));
-    assert_eq!(sample["qemu"]["pairs"].as_array().map(Vec::len), Some(2));
-    assert!(qemu["median_ratio"].as_f64().is_some_and(|v| v > 0.0));
-    let won = qemu["a_faster"].as_u64().unwrap_or(0) + qemu["b_faster"].as_u64().unwrap_or(0);
-    assert!(won <= 2);
-    // The pairs alternate which side runs first.
-    let order: Vec<bool> = sample["qemu"]["pairs"]
-        .as_array()
-        .expect("pairs")
-        .iter()
-        .map(|p| p["a_first"].as_bool().expect("a_first"))
-        .collect();
-    assert_eq!(order, [true, false]);
+    // Wall clock against qemu-user and against the native i386 build, in alternating pairs.
+    for peer in ["qemu", "native_wall"] {
+        let summary = &sample[peer]["summary"];
+        assert_eq!(summary["pairs"].as_u64(), Some(2), "{peer}");
+        assert_eq!(sample[peer]["pairs"].as_array().map(Vec::len), Some(2), "{peer}");
+        assert!(summary["median_ratio"].as_f64().is_some_and(|v| v > 0.0), "{peer}");
+        let won = summary["a_faster"].as_u64().unwrap_or(0) + summary["b_faster"].as_u64().unwrap_or(0);
+        assert!(won <= 2, "{peer}");
+        // The pairs alternate which side runs first.
+        let order: Vec<bool> = sample[peer]["pairs"]
+            .as_array()
+            .expect("pairs")
+            .iter()
+            .map(|p| p["a_first"].as_bool().expect("a_first"))
+            .collect();
+        assert_eq!(order, [true, false], "{peer}");
+    }
+    assert!(
+        json["summary"]["median_ratio_native_wall"]
+            .as_f64()
+            .is_some_and(|v| v > 0.0),
+        "{json}"
+    );
 
     // The SVG is one well-nested document with a bar per ratio.
     assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""), "{svg}");

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 pub use compare::{Comparison, compare};
 pub use measure::{elf64_text_size, parse_callgrind_total};
 pub use pass_table::{Cell, PassTable, PassTableReport, Row, TableSample, pass_table_markdown, run_pass_table};
-pub use report::{ConfigResult, Machine, QemuResult, Report, SampleResult, Summary, Tool, markdown};
+pub use report::{ConfigResult, Machine, QemuResult, Report, SampleResult, Summary, Tool, WallClock, markdown};
 pub use stats::{Pair, PairSummary, quantile};
 pub use suite::{Configuration, PairRule, QemuPeer, Sample, Suite};
 pub use svg::ratios_svg;
@@ -324,12 +324,14 @@ fn measure_sample(
         path: options.suite.clone(),
         message: "no configuration".into(),
     })?;
+    let rpt_run = Invocation::new([&binary]).with_args(&sample.args);
+    let native_run = Invocation::new([&native.i386_binary]).with_args(&sample.args);
+    progress(&format!("{}: timing pairs against the native i386 build", sample.name));
+    let native_pairs = time_pairs(&rpt_run, &native_run, input, rule)?;
+    let native_summary = summarise(&native_pairs, &native_run)?;
     progress(&format!("{}: timing pairs against {peer_name}", sample.name));
-    let pairs = time_pairs(&Invocation::new([&binary]).with_args(&sample.args), &qemu, input, rule)?;
-    let summary = PairSummary::of(&pairs).ok_or_else(|| BenchError::Tool {
-        command: qemu.describe(),
-        message: "no usable timing pairs".into(),
-    })?;
+    let pairs = time_pairs(&rpt_run, &qemu, input, rule)?;
+    let summary = summarise(&pairs, &qemu)?;
     Ok(SampleResult {
         name: sample.name.clone(),
         program: sample.program.clone(),
@@ -339,11 +341,23 @@ fn measure_sample(
         native_x86_64_instructions: native.x86_64,
         native_x86_64_output_matches: native.x86_64_matches,
         configurations,
+        native_wall: WallClock {
+            summary: native_summary,
+            pairs: native_pairs,
+        },
         qemu: QemuResult {
             peer: peer_name.into(),
             summary,
             pairs,
         },
+    })
+}
+
+/// The pairs' summary, or an error naming the peer when none could be taken.
+fn summarise(pairs: &[Pair], peer: &Invocation) -> Result<PairSummary, BenchError> {
+    PairSummary::of(pairs).ok_or_else(|| BenchError::Tool {
+        command: peer.describe(),
+        message: "no usable timing pairs".into(),
     })
 }
 
@@ -449,6 +463,18 @@ mod tests {
                 b_seconds: 4.1,
             },
         ];
+        let native_pairs = vec![
+            Pair {
+                a_first: true,
+                a_seconds: 0.5,
+                b_seconds: 0.25,
+            },
+            Pair {
+                a_first: false,
+                a_seconds: 0.6,
+                b_seconds: 0.2,
+            },
+        ];
         let config = |name: &str, instructions: u64| ConfigResult {
             name: name.into(),
             instructions,
@@ -473,6 +499,10 @@ mod tests {
             native_x86_64_instructions: 900,
             native_x86_64_output_matches: true,
             configurations: vec![config("baseline", 6000), config("all", 3000)],
+            native_wall: WallClock {
+                summary: PairSummary::of(&native_pairs).expect("pairs"),
+                pairs: native_pairs,
+            },
             qemu: QemuResult {
                 peer: "qemu-ppc -cpu 750cl".into(),
                 summary: PairSummary::of(&pairs).expect("pairs"),
@@ -513,12 +543,18 @@ mod tests {
         assert!(md.contains("| baseline | all |"), "a column per configuration:\n{md}");
         assert!(md.contains("| 1.000 | 0.500 |"), "each configuration's effect:\n{md}");
         assert!(md.contains("2 / 0 of 2"), "pair counts:\n{md}");
+        // rpt ÷ native by wall clock beside the instruction ratios: the median of 2 and 3.
+        assert!(
+            md.contains("| 6.00 | 6.67 | 2.50 [2.25–2.75] |"),
+            "native wall clock:\n{md}"
+        );
     }
 
     #[test]
     fn summary_takes_medians_of_the_reference_configuration() {
         let report = sample_report();
         assert_eq!(report.summary.median_ratio_native_i386, 6.0);
+        assert_eq!(report.summary.median_ratio_native_wall, 2.5);
         assert!((report.summary.median_ratio_qemu - (0.5 / 4.0 + 0.6 / 4.1) / 2.0).abs() < 1e-12);
     }
 

@@ -100,6 +100,9 @@ pub struct SampleResult {
     pub native_x86_64_output_matches: bool,
     /// One entry per configuration, in the suite's order.
     pub configurations: Vec<ConfigResult>,
+    /// Wall clock against the native i386 build, which runs on this x86-64 machine (the first
+    /// configuration's binary).
+    pub native_wall: WallClock,
     /// Wall clock against qemu-user (the first configuration's binary).
     pub qemu: QemuResult,
 }
@@ -164,6 +167,15 @@ impl ConfigResult {
     }
 }
 
+/// rpt against the native build, by wall clock.
+#[derive(Clone, Debug, Serialize)]
+pub struct WallClock {
+    /// rpt ÷ native over the pairs.
+    pub summary: PairSummary,
+    /// Every pair, in the order timed.
+    pub pairs: Vec<Pair>,
+}
+
 /// rpt against qemu-user, by wall clock.
 #[derive(Clone, Debug, Serialize)]
 pub struct QemuResult {
@@ -182,6 +194,8 @@ pub struct Summary {
     pub median_ratio_native_i386: f64,
     /// Median of rpt ÷ native x86-64 instructions.
     pub median_ratio_native_x86_64: f64,
+    /// Median of the per-sample median wall-clock ratios rpt ÷ native i386.
+    pub median_ratio_native_wall: f64,
     /// Median of the per-sample median wall-clock ratios rpt ÷ qemu-user.
     pub median_ratio_qemu: f64,
 }
@@ -196,6 +210,7 @@ impl Summary {
         Summary {
             median_ratio_native_i386: median(&|s| s.configurations.first().map(|c| c.ratio_native_i386)),
             median_ratio_native_x86_64: median(&|s| s.configurations.first().map(|c| c.ratio_native_x86_64)),
+            median_ratio_native_wall: median(&|s| Some(s.native_wall.summary.median_ratio)),
             median_ratio_qemu: median(&|s| Some(s.qemu.summary.median_ratio)),
         }
     }
@@ -221,8 +236,9 @@ pub fn markdown(report: &Report) -> String {
     );
     let _ = writeln!(
         md,
-        "Wall-clock ratios come from interleaved pairs (rpt then qemu, then qemu then rpt, ...): the median of rpt ÷ qemu, \
-         its interquartile range, and how many pairs each side won.\n"
+        "Wall-clock ratios come from interleaved pairs (rpt then the peer, then the peer then rpt, ...), against the \
+         native i386 build (which runs on this x86-64 machine) and against qemu-user: the median of rpt ÷ peer, its \
+         interquartile range, and how many pairs each side won.\n"
     );
     let _ = writeln!(md, "## Machine\n");
     let _ = writeln!(
@@ -237,13 +253,13 @@ pub fn markdown(report: &Report) -> String {
     let _ = writeln!(md, "## Ratios\n");
     let _ = writeln!(
         md,
-        "Lower is better for rpt. The instruction ratios and the qemu ratio are for the `{reference}` configuration; \
+        "Lower is better for rpt. The instruction and wall-clock ratios are for the `{reference}` configuration; \
          each configuration column is its instruction count ÷ `{reference}`'s.\n"
     );
     let mut header = String::from(
-        "| sample | rpt ÷ native i386 (instructions) | rpt ÷ native x86-64 (instructions) | qemu-user peer | rpt ÷ qemu-user (wall clock, median [IQR]) | pairs rpt faster / qemu faster |",
+        "| sample | rpt ÷ native i386 (instructions) | rpt ÷ native x86-64 (instructions) | rpt ÷ native i386 (wall clock, median [IQR]) | qemu-user peer | rpt ÷ qemu-user (wall clock, median [IQR]) | pairs rpt faster / qemu faster |",
     );
-    let mut rule = String::from("|---|---:|---:|---|---:|---:|");
+    let mut rule = String::from("|---|---:|---:|---:|---|---:|---:|");
     for c in &report.configurations {
         let _ = write!(header, " {c} |");
         rule.push_str("---:|");
@@ -254,12 +270,16 @@ pub fn markdown(report: &Report) -> String {
             continue;
         };
         let q = &s.qemu.summary;
+        let w = &s.native_wall.summary;
         let _ = write!(
             md,
-            "| `{}` | {:.2} | {:.2} | `{}` | {:.3} [{:.3}–{:.3}] | {} / {} of {} |",
+            "| `{}` | {:.2} | {:.2} | {:.2} [{:.2}–{:.2}] | `{}` | {:.3} [{:.3}–{:.3}] | {} / {} of {} |",
             s.name,
             first.ratio_native_i386,
             first.ratio_native_x86_64,
+            w.median_ratio,
+            w.q1_ratio,
+            w.q3_ratio,
             s.qemu.peer,
             q.median_ratio,
             q.q1_ratio,
@@ -275,9 +295,10 @@ pub fn markdown(report: &Report) -> String {
     }
     let _ = writeln!(
         md,
-        "| **median** | **{:.2}** | **{:.2}** | | **{:.3}** | |{}",
+        "| **median** | **{:.2}** | **{:.2}** | **{:.2}** | | **{:.3}** | |{}",
         report.summary.median_ratio_native_i386,
         report.summary.median_ratio_native_x86_64,
+        report.summary.median_ratio_native_wall,
         report.summary.median_ratio_qemu,
         " |".repeat(report.configurations.len())
     );
