@@ -13,9 +13,11 @@
 //! `cargo test -p rpt-tests --test cxx_sample -- --ignored`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
+
+use rpt_testkit::process_scratch as scratch;
 
 use rpt_tests::{rpt_binary, stderr_of, workspace_root};
 
@@ -45,12 +47,6 @@ const MINI: Sample = Sample {
 
 fn sample_dir() -> PathBuf {
     workspace_root().join("tests/guests/x86/cxx")
-}
-
-/// Lives as long as the test process: the generations, the object cache and the Wine prefix.
-fn scratch() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| tempfile::tempdir().expect("tempdir")).path()
 }
 
 /// `rpt run` of the sample's recipe on x86-64, once per sample for both of its tests: its output,

@@ -9,7 +9,9 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
+
+use rpt_testkit::process_scratch as scratch;
 
 use rpt_tests::{rpt_binary, stderr_of, workspace_root};
 
@@ -140,12 +142,6 @@ fn samples_dir() -> PathBuf {
     workspace_root().join("tests/guests/x86/msvcrt")
 }
 
-/// A directory that lives as long as the test process: the shared object cache and generations.
-fn scratch() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| tempfile::tempdir().expect("tempdir")).path()
-}
-
 /// Runs a program with the sample's arguments, environment and stdin, in `cwd`.
 fn run_with_input(mut cmd: Command, sample: &Sample, cwd: &Path) -> Output {
     cmd.args(sample.args)
@@ -189,7 +185,7 @@ const SSE_FLOAT: Sample = Sample {
 /// own generation directory (objects are shared through the cache): two tests run x87_mandel at the
 /// same time, and two `rpt run`s writing one generation's src/ at once trip over each other.
 fn run_rpt(sample: &Sample) -> (Output, PathBuf) {
-    let sandbox = tempfile::tempdir().expect("tempdir").keep();
+    let sandbox = tempfile::tempdir_in(scratch()).expect("tempdir").keep();
     let gen_dir = tempfile::tempdir_in(scratch()).expect("tempdir");
     let mut cmd = Command::new(rpt_binary());
     cmd.arg("run")

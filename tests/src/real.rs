@@ -6,15 +6,13 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
 use crate::{rpt_binary, stderr_of, workspace_root};
 
 /// A directory that lives as long as the test process: generations, the object cache, the Wine
 /// prefix and the native oracle.
 pub fn scratch() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| tempfile::tempdir().expect("tempdir")).path()
+    rpt_testkit::process_scratch()
 }
 
 /// A xorshift generator: inputs must be the same on every machine and every run.

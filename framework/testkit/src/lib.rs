@@ -4,7 +4,7 @@
 //!   convention, a unified diff on failure, and one bless variable, `RPT_BLESS=1`.
 //! - [`guest`]: lifting in tests for any guest plugin (images from bytes, verified lifting, the
 //!   lifted text golden files hold).
-//! - [`Rng`], [`scratch_dir`], [`run_tool`] and [`env_number`]: the oracle kit that differential
+//! - [`Rng`], [`scratch_dir`], [`process_scratch`], [`run_tool`] and [`env_number`]: the oracle kit that differential
 //!   tests use to make random cases, keep their files apart, run compilers and emulators and read
 //!   the knobs of longer runs; [`cbuild`] builds their C programs with a given compiler and flags.
 //! - [`interp`]: running IR in the reference interpreter (an environment made of a guest's helper
@@ -23,6 +23,6 @@ mod oracle;
 pub mod toolchains;
 
 pub use oracle::{
-    INT_EDGES, Rng, ToolOutput, assert_no_failures, env_number, memory_difference, run_tool, run_tool_within,
-    scratch_dir,
+    INT_EDGES, Rng, ToolOutput, assert_no_failures, env_number, memory_difference, process_scratch, run_tool,
+    run_tool_within, scratch_dir,
 };

@@ -3,6 +3,7 @@
 use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// 32-bit values where the carries, overflows, signs and zero results of 8-, 16- and 32-bit
@@ -118,6 +119,40 @@ pub fn scratch_dir(base: &str, name: &str) -> PathBuf {
     dir
 }
 
+/// A directory of this test process's own that is removed when the process exits.
+///
+/// Tests that share expensive state between their cases (an object cache, a Wine prefix,
+/// generations) keep it here. A `TempDir` in a static would never be removed, since Rust does
+/// not drop statics: every run of such a test binary left its gigabytes in the temp directory
+/// until the disk filled. The removal runs from `atexit`, which the test harness reaches on
+/// success and on failure alike; only a killed process leaves its directory behind.
+pub fn process_scratch() -> &'static Path {
+    PROCESS_SCRATCH.get_or_init(|| {
+        let dir = tempfile::Builder::new()
+            .prefix("rpt-test-")
+            .tempdir()
+            .unwrap_or_else(|e| panic!("creating a scratch directory: {e}"))
+            .keep();
+        // SAFETY: `remove_process_scratch` is a plain function that lives for the whole process;
+        // registering it has no other precondition.
+        #[allow(unsafe_code)]
+        let registered = unsafe { libc::atexit(remove_process_scratch) };
+        if registered != 0 {
+            eprintln!("warning: {} will not be removed at exit", dir.display());
+        }
+        dir
+    })
+}
+
+static PROCESS_SCRATCH: OnceLock<PathBuf> = OnceLock::new();
+
+extern "C" fn remove_process_scratch() {
+    if let Some(dir) = PROCESS_SCRATCH.get() {
+        // Nothing can be reported usefully at exit; a directory that cannot be removed stays.
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
 /// What a tool printed.
 #[derive(Clone, Debug)]
 pub struct ToolOutput {
@@ -221,6 +256,41 @@ pub fn env_number(name: &str, default: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Run as a child by `the_process_scratch_is_removed_at_exit`: makes the directory, fills it
+    /// and names it.
+    #[test]
+    fn process_scratch_child() {
+        if std::env::var_os("RPT_PROCESS_SCRATCH_CHILD").is_none() {
+            return;
+        }
+        let dir = process_scratch();
+        std::fs::create_dir_all(dir.join("nested")).unwrap();
+        std::fs::write(dir.join("nested/file"), b"kept until exit").unwrap();
+        println!("scratch={}", dir.display());
+    }
+
+    #[test]
+    fn the_process_scratch_is_removed_at_exit() {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "oracle::tests::process_scratch_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("RPT_PROCESS_SCRATCH_CHILD", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let dir = stdout
+            .lines()
+            // The harness prints the test's name on the same line first.
+            .find_map(|line| line.split_once("scratch=").map(|(_, dir)| dir))
+            .unwrap_or_else(|| panic!("the child named no directory:\n{stdout}"));
+        assert!(!Path::new(dir).exists(), "{dir} outlived its process");
+    }
 
     #[test]
     fn the_generator_is_the_same_every_run() {
