@@ -494,6 +494,12 @@ impl<'a> FnEmitter<'a> {
                 }
                 Ok(())
             }
+            InstKind::Kill { slot } => {
+                if let Some(word) = self.killed_local(*slot) {
+                    self.dirty.remove(&word);
+                }
+                Ok(())
+            }
             InstKind::GetIndexed { slot, index } => {
                 let e = self.indexed(*slot, *index)?;
                 self.define(result, e)
@@ -912,6 +918,13 @@ impl<'a> FnEmitter<'a> {
         }
     }
 
+    /// The local a `kill` of `slot` makes clean: the slot's own, if it is a plain slot kept in a
+    /// local. A packed field shares its word with live fields, and a slot in `struct cpu` has no
+    /// write-back to skip, so a kill of either changes nothing.
+    fn killed_local(&self, slot: SlotId) -> Option<SlotId> {
+        (self.word_of(slot) == Some(slot) && self.locals.contains(&slot)).then_some(slot)
+    }
+
     /// The slot holding `slot`'s bits: itself if plain, its parent if packed; none for an array.
     fn word_of(&self, slot: SlotId) -> Option<SlotId> {
         match self.ctx.state.get(slot)?.layout {
@@ -1025,10 +1038,18 @@ impl<'a> FnEmitter<'a> {
                         Some(None) => dirty.clear(),
                         None => {}
                     }
-                    if let InstKind::SetSlot { slot, .. } = &inst.kind
-                        && let Some(word) = self.word_of(*slot).filter(|w| self.locals.contains(w))
-                    {
-                        dirty.insert(word);
+                    match &inst.kind {
+                        InstKind::SetSlot { slot, .. } => {
+                            if let Some(word) = self.word_of(*slot).filter(|w| self.locals.contains(w)) {
+                                dirty.insert(word);
+                            }
+                        }
+                        InstKind::Kill { slot } => {
+                            if let Some(word) = self.killed_local(*slot) {
+                                dirty.remove(&word);
+                            }
+                        }
+                        _ => {}
                     }
                 }
                 if matches!(data.term, Terminator::Call { .. }) {

@@ -418,6 +418,15 @@ pub enum InstKind {
         /// The new value, of the slot's type.
         value: Value,
     },
+    /// Declares the current value of a plain slot dead: nothing reads it before the slot is
+    /// written again, so from here on its value is unspecified. Liveness analyses (flag-abi) leave
+    /// this where a value they kept for one path would otherwise reach a write-back on another:
+    /// the C backend then drops the slot from what it writes back to `struct cpu`. Executing it
+    /// changes nothing (keeping the old value is one unspecified value).
+    Kill {
+        /// The slot.
+        slot: SlotId,
+    },
     /// Reads element `index` (modulo the array length) of an array slot.
     GetIndexed {
         /// The array slot.
@@ -622,9 +631,11 @@ impl InstKind {
     /// The values this instruction reads.
     pub fn operands(&self) -> Vec<Value> {
         match self {
-            InstKind::Iconst { .. } | InstKind::Fconst { .. } | InstKind::GetSlot { .. } | InstKind::Mark { .. } => {
-                Vec::new()
-            }
+            InstKind::Iconst { .. }
+            | InstKind::Fconst { .. }
+            | InstKind::GetSlot { .. }
+            | InstKind::Kill { .. }
+            | InstKind::Mark { .. } => Vec::new(),
             InstKind::Unary { arg, .. }
             | InstKind::Convert { arg, .. }
             | InstKind::FUnary { arg, .. }
@@ -651,7 +662,11 @@ impl InstKind {
     /// Applies `f` to every value operand in place (for passes that substitute values).
     pub fn map_operands(&mut self, mut f: impl FnMut(Value) -> Value) {
         match self {
-            InstKind::Iconst { .. } | InstKind::Fconst { .. } | InstKind::GetSlot { .. } | InstKind::Mark { .. } => {}
+            InstKind::Iconst { .. }
+            | InstKind::Fconst { .. }
+            | InstKind::GetSlot { .. }
+            | InstKind::Kill { .. }
+            | InstKind::Mark { .. } => {}
             InstKind::Unary { arg, .. }
             | InstKind::Convert { arg, .. }
             | InstKind::FUnary { arg, .. }
@@ -702,6 +717,7 @@ impl InstKind {
     pub fn has_side_effects(&self) -> bool {
         match self {
             InstKind::SetSlot { .. }
+            | InstKind::Kill { .. }
             | InstKind::SetIndexed { .. }
             | InstKind::Store { .. }
             | InstKind::CallHelper { .. }

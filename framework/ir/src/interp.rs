@@ -597,6 +597,8 @@ impl<'p> Interpreter<'p> {
                 self.machine.state.set(desc, *slot, v);
                 return Ok(None);
             }
+            // The value becomes unspecified; keeping it is one such value.
+            InstKind::Kill { .. } => return Ok(None),
             InstKind::GetIndexed { slot, index } => self.machine.state.get_indexed(*slot, int(*index)?),
             InstKind::SetIndexed { slot, index, value } => {
                 let v = read(*value)?;

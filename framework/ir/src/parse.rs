@@ -1003,6 +1003,10 @@ fn parse_inst_kind(
             }
             InstKind::CallHelper { helper, args }
         }
+        "kill" => {
+            no_qualifier(line)?;
+            InstKind::Kill { slot: p.slot(line)? }
+        }
         "mark" => {
             no_qualifier(line)?;
             let pc = line.small_num::<u64>("a guest address")?;

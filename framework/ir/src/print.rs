@@ -179,6 +179,7 @@ fn write_inst(out: &mut String, kind: &InstKind, state: &StateDesc) -> fmt::Resu
         InstKind::SetSlot { slot, value } => {
             write!(out, "set %{}, {value}", slot_name(state, *slot))
         }
+        InstKind::Kill { slot } => write!(out, "kill %{}", slot_name(state, *slot)),
         InstKind::GetIndexed { slot, index } => {
             write!(out, "get %{}[{index}]", slot_name(state, *slot))
         }

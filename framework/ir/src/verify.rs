@@ -346,6 +346,10 @@ impl Checker<'_> {
                 }
                 self.result(result, None);
             }
+            InstKind::Kill { slot } => {
+                self.slot(*slot, false);
+                self.result(result, None);
+            }
             InstKind::GetIndexed { slot, index } => {
                 let t = self.slot(*slot, true);
                 self.expect(*index, "index", |t| t == Type::I32, "i32");

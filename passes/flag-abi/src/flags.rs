@@ -46,6 +46,47 @@ impl FlagSet {
     pub fn minus(self, other: FlagSet) -> FlagSet {
         FlagSet(self.0 & !other.0)
     }
+
+    /// The flags in both sets.
+    pub fn intersect(self, other: FlagSet) -> FlagSet {
+        FlagSet(self.0 & other.0)
+    }
+}
+
+/// What a lifted function does to flag liveness, whoever calls it: with `R` the flags live when it
+/// returns, the flags live at its entry are `reads ∪ (R ∩ passes)`.
+///
+/// Flag liveness is a union of independent per-flag facts (each flag is read, written or passed
+/// along by every instruction on its own), so this pair describes a function exactly, and a call
+/// site can apply it to its own live-after flags: a flag one caller reads after the call no longer
+/// leaks into the entry-live flags that another caller sees.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Summary {
+    /// The flags it reads before writing them on some path, whatever its caller reads after.
+    pub reads: FlagSet,
+    /// The flags that reach its return unwritten on some path (may include flags of `reads`).
+    pub passes: FlagSet,
+}
+
+impl Summary {
+    /// What an extern is assumed to do: read every flag.
+    pub fn reads_all(universe: &FlagUniverse) -> Summary {
+        Summary {
+            reads: universe.all(),
+            passes: universe.all(),
+        }
+    }
+
+    /// The flags live at entry when `after` are live at the return.
+    pub fn entry_live(self, after: FlagSet) -> FlagSet {
+        self.reads.union(after.intersect(self.passes))
+    }
+
+    /// Grows this summary by `other`; whether it changed.
+    pub fn insert(&mut self, other: Summary) -> bool {
+        let reads_grew = self.reads.insert(other.reads);
+        self.passes.insert(other.passes) || reads_grew
+    }
 }
 
 /// The most flags one guest may declare; a guest with more would need a wider [`FlagSet`].
@@ -58,6 +99,8 @@ pub struct FlagUniverse {
     flags: Vec<SlotId>,
     /// For every slot id, the flags an access to that slot touches (itself, or its packed flags).
     touches: Vec<FlagSet>,
+    /// The flags that are plain slots (not packed in a word).
+    plain: FlagSet,
 }
 
 /// A register file the analysis cannot describe.
@@ -80,14 +123,20 @@ impl FlagUniverse {
             return Err(UniverseError::TooManyFlags(flags.len()));
         }
         let mut touches = vec![FlagSet::EMPTY; state.len()];
+        let mut plain = FlagSet::EMPTY;
         for (bit, &id) in flags.iter().enumerate() {
             let own = FlagSet(1 << bit);
             touches[id.index()].insert(own);
-            if let SlotLayout::Packed { parent, .. } = state.slot(id).layout {
-                touches[parent.index()].insert(own);
+            match state.slot(id).layout {
+                SlotLayout::Packed { parent, .. } => {
+                    touches[parent.index()].insert(own);
+                }
+                _ => {
+                    plain.insert(own);
+                }
             }
         }
-        Ok(FlagUniverse { flags, touches })
+        Ok(FlagUniverse { flags, touches, plain })
     }
 
     /// Every flag.
@@ -101,6 +150,17 @@ impl FlagUniverse {
     /// The flags a read or write of `slot` touches (empty for a slot holding no flag).
     pub fn touched_by(&self, slot: SlotId) -> FlagSet {
         self.touches.get(slot.index()).copied().unwrap_or(FlagSet::EMPTY)
+    }
+
+    /// The plain flag slots among `set` (packed flags share a word with others), in declaration
+    /// order.
+    pub fn plain_slots(&self, set: FlagSet) -> impl Iterator<Item = SlotId> + '_ {
+        let wanted = set.intersect(self.plain);
+        self.flags
+            .iter()
+            .enumerate()
+            .filter(move |(bit, _)| wanted.0 & (1 << bit) != 0)
+            .map(|(_, &id)| id)
     }
 
     /// Whether `slot` is itself a flag (so a write of it can be dropped when the flag is dead).

@@ -25,7 +25,7 @@ use std::fmt::Write;
 
 use rpt_ir::{Function, GuestAddr, HelperDecl, Program, StateDesc};
 
-pub use flags::{FlagSet, FlagUniverse, UniverseError};
+pub use flags::{FlagSet, FlagUniverse, Summary, UniverseError};
 pub use liveness::Context;
 pub use plugin::{FlagAbiPass, plugin};
 pub use rewrite::{FunctionFacts, Removed};
@@ -51,14 +51,16 @@ pub fn analyze(program: &Program) -> Result<(FlagUniverse, FlagAbi), UniverseErr
 /// externs. Caching the transform on this projection, not on the whole result, keeps a change in
 /// one function from re-transforming functions whose facts stayed the same.
 pub fn facts_for(abi: &FlagAbi, func: &Function, is_lifted: impl Fn(GuestAddr) -> bool) -> FunctionFacts {
+    let (direct, indirect) = func.callees();
     FunctionFacts {
         ret_live: abi.ret_live_of(func.entry),
-        callee_entry: func
-            .callees()
-            .0
+        // Only functions that make indirect calls depend on the union, so a change in it leaves
+        // every other function's facts (and cached transform) alone.
+        indirect_reads: if indirect { abi.indirect_reads } else { FlagSet::EMPTY },
+        callees: direct
             .into_iter()
             .filter(|a| is_lifted(*a))
-            .map(|a| (a, abi.entry_live_of(a)))
+            .map(|a| (a, abi.summary_of(a)))
             .collect(),
     }
 }
@@ -71,12 +73,13 @@ pub fn apply(
     facts: &FunctionFacts,
 ) -> Result<Removed, UniverseError> {
     let universe = FlagUniverse::new(state)?;
-    let lookup = |addr: GuestAddr| facts.callee_entry.get(&addr).copied();
+    let lookup = |addr: GuestAddr| facts.callees.get(&addr).copied();
     let ctx = Context {
         universe: &universe,
         helpers,
         ret_live: facts.ret_live,
-        callee_entry: &lookup,
+        callee: &lookup,
+        indirect_reads: facts.indirect_reads,
     };
     Ok(rewrite::remove_dead_flag_writes(func, &ctx))
 }
@@ -91,6 +94,7 @@ pub fn run_on_program(program: &mut Program) -> Result<Audit, UniverseError> {
         let r = apply(func, &program.state, &program.helpers, &facts)?;
         removed.flag_writes += r.flag_writes;
         removed.dead_values += r.dead_values;
+        removed.kills += r.kills;
     }
     Ok(Audit::new(&abi, &universe, &program.state, lifted.len(), Some(removed)))
 }
@@ -126,8 +130,8 @@ impl Audit {
         if let Some(removed) = removed {
             let _ = write!(
                 text,
-                "; {} flag writes and {} values removed",
-                removed.flag_writes, removed.dead_values
+                "; {} flag writes and {} values removed, {} kills added",
+                removed.flag_writes, removed.dead_values, removed.kills
             );
         }
         text.push('\n');
@@ -136,6 +140,9 @@ impl Audit {
         }
         for (addr, set) in &abi.entry_live {
             let _ = writeln!(text, "entry-live {}: {}", addr.function_name(), names(*set));
+        }
+        if !abi.indirect_reads.is_empty() {
+            let _ = writeln!(text, "indirect-callee-reads: {}", names(abi.indirect_reads));
         }
         for site in &abi.conservative_sites {
             let _ = writeln!(

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use rpt_ir::{Block, CallTarget, ExitReason, Function, GuestAddr, HelperDecl, InstKind, Terminator};
 
-use crate::flags::{FlagSet, FlagUniverse};
+use crate::flags::{FlagSet, FlagUniverse, Summary};
 
 /// What one function's flag liveness depends on outside the function.
 pub struct Context<'a> {
@@ -14,9 +14,14 @@ pub struct Context<'a> {
     pub helpers: &'a BTreeMap<String, HelperDecl>,
     /// Flags some caller reads after this function returns.
     pub ret_live: FlagSet,
-    /// The entry-live flags of a lifted function, or `None` for anything else (an extern, an
-    /// address that is not a function), which is assumed to read every flag.
-    pub callee_entry: &'a dyn Fn(GuestAddr) -> Option<FlagSet>,
+    /// The summary of a lifted function, or `None` for anything else (an extern, an address that
+    /// is not a function), which is assumed to read every flag.
+    pub callee: &'a dyn Fn(GuestAddr) -> Option<Summary>,
+    /// What an indirect call's callee reads on entry: the union of the flags every address-taken
+    /// lifted function reads (see [`crate::solve::solve`]). The flags live after the call are
+    /// added at each site, because a callee that is not lifted (a platform function behind an
+    /// import slot) passes every flag through.
+    pub indirect_reads: FlagSet,
 }
 
 /// A call or tail call of a function, with the flags read after it.
@@ -55,9 +60,9 @@ impl Context<'_> {
     /// Flags live just before the terminator of a block, given the blocks' current `live_in`.
     pub(crate) fn live_at_terminator(&self, term: &Terminator, live_in: &[FlagSet]) -> FlagSet {
         let all = self.universe.all();
-        let callee = |target: &CallTarget| match target {
-            CallTarget::Direct(addr) => (self.callee_entry)(*addr).unwrap_or(all),
-            CallTarget::Indirect(_) => all,
+        let callee = |target: &CallTarget, live_after: FlagSet| match target {
+            CallTarget::Direct(addr) => (self.callee)(*addr).map_or(all, |s| s.entry_live(live_after)),
+            CallTarget::Indirect(_) => self.indirect_reads.union(live_after),
         };
         let successors = || {
             term.successors()
@@ -67,10 +72,13 @@ impl Context<'_> {
         };
         match term {
             Terminator::Jump(_) | Terminator::Branch { .. } | Terminator::Switch { .. } => successors(),
-            // The callee's entry-live flags are computed with this site's live-after flags in its
-            // `ret_live`, so any flag passing through the callee unwritten is among them.
-            Terminator::Call { target, .. } => callee(target),
-            Terminator::TailCall { target } => callee(target),
+            // The callee's summary applied to this site's live-after flags (for a tail call, this
+            // function's own): what it reads, and what passes through it unwritten.
+            Terminator::Call { target, cont } => callee(
+                target,
+                live_in.get(cont.block.index()).copied().unwrap_or(FlagSet::EMPTY),
+            ),
+            Terminator::TailCall { target } => callee(target, self.ret_live),
             Terminator::Return => self.ret_live,
             // The runtime may resume from, or interpret on from, the state it is left at a yield, a
             // system call or unlifted code; the exits that end the program only report the pc.
@@ -87,7 +95,8 @@ impl Context<'_> {
     /// How one instruction changes the flags live before it, given those live after it.
     pub(crate) fn step(&self, kind: &InstKind, live: FlagSet) -> FlagSet {
         match kind {
-            InstKind::SetSlot { slot, .. } => live.minus(self.universe.touched_by(*slot)),
+            // A kill says the value before it is not needed, as a write does.
+            InstKind::SetSlot { slot, .. } | InstKind::Kill { slot } => live.minus(self.universe.touched_by(*slot)),
             InstKind::GetSlot { slot } => live.union(self.universe.touched_by(*slot)),
             InstKind::CallHelper { helper, .. } => {
                 let reads = self

@@ -2,20 +2,23 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rpt_ir::{Function, GuestAddr, InstKind, Value};
+use rpt_ir::{Function, GuestAddr, Inst, InstKind, Terminator, Value};
 
-use crate::flags::FlagSet;
+use crate::flags::{FlagSet, Summary};
 use crate::liveness::Context;
 
 /// What the transform of one function needs from the whole-program analysis: the flags its callers
-/// read after it returns and the entry-live flags of each lifted function it calls directly. A
-/// direct callee missing from `callee_entry` is treated as reading every flag (an extern).
+/// read after it returns, the summary of each lifted function it calls directly and the flags an
+/// indirect callee may read. A direct callee missing from `callees` is treated as reading every
+/// flag (an extern).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FunctionFacts {
     /// Flags some caller reads after this function returns.
     pub ret_live: FlagSet,
-    /// Entry-live flags of the lifted functions this one calls or tail-calls directly.
-    pub callee_entry: BTreeMap<GuestAddr, FlagSet>,
+    /// The summaries of the lifted functions this one calls or tail-calls directly.
+    pub callees: BTreeMap<GuestAddr, Summary>,
+    /// What the callee of an indirect call may read on entry (empty if this function makes none).
+    pub indirect_reads: FlagSet,
 }
 
 /// Counts of what the transform removed from one function.
@@ -25,10 +28,14 @@ pub struct Removed {
     pub flag_writes: usize,
     /// Instructions that only fed them, dropped after.
     pub dead_values: usize,
+    /// `kill`s added before calls and returns.
+    pub kills: usize,
 }
 
 /// Drops every write of a flag that no path reads before it is written again, then every
-/// side-effect-free instruction whose result nothing uses any more.
+/// side-effect-free instruction whose result nothing uses any more, then marks with `kill` the
+/// flags that are dead at a call or return but may hold a value written since the last call
+/// ([`insert_kills`]).
 pub fn remove_dead_flag_writes(func: &mut Function, ctx: &Context<'_>) -> Removed {
     let liveness = ctx.solve(func);
     let mut removed = Removed::default();
@@ -50,7 +57,67 @@ pub fn remove_dead_flag_writes(func: &mut Function, ctx: &Context<'_>) -> Remove
         block.insts.retain(|_| flags.next().unwrap_or(true));
     }
     removed.dead_values = remove_unused_values(func);
+    removed.kills = insert_kills(func, ctx);
     removed
+}
+
+/// Adds a `kill` of each plain flag that is dead at a call, tail call or return but may hold a
+/// value this function wrote since it was entered or last called out.
+///
+/// A write kept for the one path that reads it would otherwise reach, on every other path, the
+/// write-back of state-in-memory before the next call: in a loop whose exit reads a `dec`'s
+/// flags and whose body makes an indirect call, every iteration would compute and store flags
+/// that nobody reads. The forward "written since" set is the C backend's own notion of a dirty
+/// local (a call leaves every local clean), so a kill lands exactly where a write-back would
+/// otherwise store a dead flag.
+pub fn insert_kills(func: &mut Function, ctx: &Context<'_>) -> usize {
+    let liveness = ctx.solve(func);
+    let step = |kind: &InstKind, written: FlagSet| match kind {
+        InstKind::SetSlot { slot, .. } => written.union(ctx.universe.touched_by(*slot)),
+        InstKind::Kill { slot } => written.minus(ctx.universe.touched_by(*slot)),
+        _ => written,
+    };
+    let n = func.blocks.len();
+    let mut written_in = vec![FlagSet::EMPTY; n];
+    loop {
+        let mut changed = false;
+        for (index, block) in func.blocks.iter().enumerate() {
+            let mut written = written_in[index];
+            for inst in &block.insts {
+                written = step(&inst.kind, written);
+            }
+            if matches!(block.term, Terminator::Call { .. }) {
+                written = FlagSet::EMPTY;
+            }
+            for dest in block.term.successors() {
+                if let Some(into) = written_in.get_mut(dest.block.index()) {
+                    changed |= into.insert(written);
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut added = 0;
+    for (index, block) in func.blocks.iter_mut().enumerate() {
+        if !matches!(
+            block.term,
+            Terminator::Call { .. } | Terminator::TailCall { .. } | Terminator::Return
+        ) {
+            continue;
+        }
+        let written = block.insts.iter().fold(written_in[index], |w, i| step(&i.kind, w));
+        let dead = written.minus(ctx.live_at_terminator(&block.term, &liveness.live_in));
+        for slot in ctx.universe.plain_slots(dead) {
+            block.insts.push(Inst {
+                result: None,
+                kind: InstKind::Kill { slot },
+            });
+            added += 1;
+        }
+    }
+    added
 }
 
 /// Removes side-effect-free instructions whose results are unused, until none is left.
@@ -81,15 +148,18 @@ fn remove_unused_values(func: &mut Function) -> usize {
 }
 
 impl FunctionFacts {
-    /// The facts as the bytes the core caches and hands back to the transform: `ret_live`, the callee
-    /// count and each callee's address and entry-live set, little-endian.
+    /// The facts as the bytes the core caches and hands back to the transform: `ret_live`,
+    /// `indirect_reads`, the callee count and each callee's address and summary (reads, passes),
+    /// little-endian.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(20 + self.callee_entry.len() * 24);
+        let mut out = Vec::with_capacity(36 + self.callees.len() * 40);
         out.extend_from_slice(&self.ret_live.0.to_le_bytes());
-        out.extend_from_slice(&(self.callee_entry.len() as u32).to_le_bytes());
-        for (addr, set) in &self.callee_entry {
+        out.extend_from_slice(&self.indirect_reads.0.to_le_bytes());
+        out.extend_from_slice(&(self.callees.len() as u32).to_le_bytes());
+        for (addr, summary) in &self.callees {
             out.extend_from_slice(&addr.0.to_le_bytes());
-            out.extend_from_slice(&set.0.to_le_bytes());
+            out.extend_from_slice(&summary.reads.0.to_le_bytes());
+            out.extend_from_slice(&summary.passes.0.to_le_bytes());
         }
         out
     }
@@ -114,17 +184,23 @@ impl FunctionFacts {
                 .map_err(|_| "bad width".to_string())
         };
         let ret_live = FlagSet(u128_at(take(16)?)?);
+        let indirect_reads = FlagSet(u128_at(take(16)?)?);
         let count = u32::from_le_bytes(take(4)?.try_into().map_err(|_| "bad width".to_string())?);
-        let mut callee_entry = BTreeMap::new();
+        let mut callees = BTreeMap::new();
         for _ in 0..count {
             let addr = u64::from_le_bytes(take(8)?.try_into().map_err(|_| "bad width".to_string())?);
-            let set = FlagSet(u128_at(take(16)?)?);
-            callee_entry.insert(GuestAddr(addr), set);
+            let reads = FlagSet(u128_at(take(16)?)?);
+            let passes = FlagSet(u128_at(take(16)?)?);
+            callees.insert(GuestAddr(addr), Summary { reads, passes });
         }
         if !rest.is_empty() {
             return Err(format!("{} bytes after the flag-abi facts", rest.len()));
         }
-        Ok(FunctionFacts { ret_live, callee_entry })
+        Ok(FunctionFacts {
+            ret_live,
+            callees,
+            indirect_reads,
+        })
     }
 }
 
@@ -136,7 +212,17 @@ mod tests {
     fn facts_round_trip_and_refuse_truncation() {
         let facts = FunctionFacts {
             ret_live: FlagSet(0b101),
-            callee_entry: BTreeMap::from([(GuestAddr(0x401000), FlagSet(1)), (GuestAddr(0x402000), FlagSet(0))]),
+            callees: BTreeMap::from([
+                (
+                    GuestAddr(0x401000),
+                    Summary {
+                        reads: FlagSet(1),
+                        passes: FlagSet(0b110),
+                    },
+                ),
+                (GuestAddr(0x402000), Summary::default()),
+            ]),
+            indirect_reads: FlagSet(0b10),
         };
         let bytes = facts.encode();
         assert_eq!(FunctionFacts::decode(&bytes), Ok(facts));

@@ -219,6 +219,7 @@ fn ends_region(inst: &Inst, unit: &Unit) -> bool {
     match &inst.kind {
         InstKind::GetSlot { slot }
         | InstKind::SetSlot { slot, .. }
+        | InstKind::Kill { slot }
         | InstKind::GetIndexed { slot, .. }
         | InstKind::SetIndexed { slot, .. } => unit.owns(*slot),
         // Every helper may touch the unit as far as the pass can tell: the x87 ones do, and the

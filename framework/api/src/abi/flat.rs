@@ -51,7 +51,7 @@ use rpt_ir::{
 /// The version of the flat layout, written in every batch header. It changes together with
 /// [`super::WIRE_VERSION`], which is what refuses an old plugin at load; this one catches a
 /// batch that reached a reader of another layout some other way.
-pub const FLAT_VERSION: u32 = 1;
+pub const FLAT_VERSION: u32 = 2;
 
 const MAGIC: [u8; 4] = *b"RPTF";
 const BATCH_HEADER: usize = 12;
@@ -109,6 +109,8 @@ pub const TAG_STORE: u8 = 17;
 pub const TAG_CALL_HELPER: u8 = 18;
 /// `mark`: `a`/`b` the low and high halves of the guest PC.
 pub const TAG_MARK: u8 = 19;
+/// `kill`: `a` the slot.
+pub const TAG_KILL: u8 = 20;
 
 const TERM_JUMP: u8 = 0;
 const TERM_BRANCH: u8 = 1;
@@ -229,6 +231,7 @@ fn measure(func: &Function) -> Measure {
                 | InstKind::FConvert { .. }
                 | InstKind::GetSlot { .. }
                 | InstKind::SetSlot { .. }
+                | InstKind::Kill { .. }
                 | InstKind::GetIndexed { .. }
                 | InstKind::Load { .. }
                 | InstKind::Store { .. }
@@ -372,6 +375,7 @@ fn encode_inst(inst: &Inst, side: &mut SideWriter) -> [u8; RECORD] {
         }
         InstKind::GetSlot { slot } => rec(TAG_GET_SLOT, 0, 0, 0, slot.0, 0),
         InstKind::SetSlot { slot, value } => rec(TAG_SET_SLOT, 0, 0, 0, slot.0, value.0),
+        InstKind::Kill { slot } => rec(TAG_KILL, 0, 0, 0, slot.0, 0),
         InstKind::GetIndexed { slot, index } => rec(TAG_GET_INDEXED, 0, 0, 0, slot.0, index.0),
         InstKind::SetIndexed { slot, index, value } => {
             side.value(*value);
@@ -895,6 +899,7 @@ fn decode_inst(r: &[u8; RECORD], side: &mut SideReader<'_>, t: &mut Trouble) -> 
         TAG_MARK => InstKind::Mark {
             pc: GuestAddr(u64::from(a) | u64::from(b) << 32),
         },
+        TAG_KILL => InstKind::Kill { slot: SlotId(a) },
         other => {
             t.note(FlatError::Invalid {
                 what: "instruction tag",
@@ -1246,6 +1251,7 @@ mod tests {
                     value: v(8),
                 },
             ),
+            inst(None, InstKind::Kill { slot: SlotId(7) }),
             inst(
                 Some(8),
                 InstKind::GetIndexed {
@@ -1441,7 +1447,7 @@ mod tests {
         let records = &bytes[FUNCTION_HEADER + func.value_types.len()..];
         let insts: usize = func.blocks.iter().map(|b| b.insts.len()).sum();
         let tags: BTreeSet<u8> = records[..insts * RECORD].chunks_exact(RECORD).map(|r| r[0]).collect();
-        assert_eq!(tags, (TAG_ICONST..=TAG_MARK).collect());
+        assert_eq!(tags, (TAG_ICONST..=TAG_KILL).collect());
         let terms: std::collections::HashSet<_> = func.blocks.iter().map(|b| std::mem::discriminant(&b.term)).collect();
         assert_eq!(terms.len(), 8);
     }
