@@ -144,6 +144,12 @@ pub struct Externs {
     /// import's name and its caller, unless the recipe's `strict_imports` makes them an error
     /// ([`GuestError::MissingImports`]).
     pub missing: Vec<(GuestAddr, String)>,
+    /// The thunks (of `implemented` or `missing`) whose C code neither reads nor writes a guest
+    /// flag, so that every flag passes through a call of one unchanged: the platform functions
+    /// of a C library, which take their arguments from registers and memory. passes/flag-abi
+    /// relies on it to keep no flag alive for them; any other extern is assumed to read every
+    /// flag (the PowerPC `setjmp` reads the CR fields it saves).
+    pub flag_transparent: BTreeSet<GuestAddr>,
 }
 
 /// One lifted function plus what the lifter noticed.

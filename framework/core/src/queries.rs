@@ -98,6 +98,8 @@ pub struct ProgramFacts {
     pub missing_imports: Vec<(GuestAddr, String)>,
     /// The returns the recipe gives stubs of missing imports, by thunk.
     pub import_stubs: BTreeMap<GuestAddr, rpt_emit_c::StubReturn>,
+    /// The externs the platform says read and write no flag (`Externs::flag_transparent`).
+    pub flag_transparent: BTreeSet<GuestAddr>,
     /// How the guest addresses memory.
     pub memory: MemoryModel,
     /// The image's entry point.
@@ -187,6 +189,11 @@ pub fn program_facts(db: &dyn Db, s: Session) -> Result<Arc<ProgramFacts>, CoreE
             .helpers(options)
             .into_iter()
             .map(|h| (h.name.clone(), h))
+            .collect(),
+        flag_transparent: served
+            .flag_transparent
+            .into_iter()
+            .filter(|thunk| externs.contains_key(thunk))
             .collect(),
         externs,
         missing_imports: served.missing,
@@ -326,9 +333,12 @@ pub fn program_analysis(db: &dyn Db, s: Session, index: u32) -> Result<Option<Ar
     program.helpers = facts.helpers.clone();
     program.externs = facts.externs.clone();
     program.address_taken = facts.address_taken.clone();
+    program.flag_transparent = facts.flag_transparent.clone();
     for &addr in &facts.functions {
         if let Some(over) = overrides.get(&addr) {
+            // An override's C may read anything, flags included.
             program.externs.insert(addr, over.c_symbol.clone());
+            program.flag_transparent.remove(&addr);
             continue;
         }
         let func = function_after_passes(db, s, FunctionId::new(db, addr), index).clone()?;

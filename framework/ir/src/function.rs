@@ -146,6 +146,10 @@ pub struct Program {
     pub functions: BTreeMap<GuestAddr, Function>,
     /// Functions whose address is taken (reachable through indirect calls).
     pub address_taken: BTreeSet<GuestAddr>,
+    /// Externs whose code reads no flag slot and writes none itself (the platform's C library
+    /// functions): every flag a caller leaves passes through a call of one. Any other extern may
+    /// read every flag.
+    pub flag_transparent: BTreeSet<GuestAddr>,
 }
 
 /// Direct-call edges and indirect-call facts of a program.

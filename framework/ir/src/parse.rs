@@ -290,6 +290,10 @@ pub fn parse_program(text: &str) -> Result<Program, ParseError> {
                         return line.unexpected("a C symbol string");
                     }
                 };
+                if matches!(line.peek(), Some(Tok::Word(w)) if w == "flag_transparent") {
+                    line.pos += 1;
+                    program.flag_transparent.insert(addr);
+                }
                 line.end()?;
                 program.externs.insert(addr, symbol);
             }

@@ -34,7 +34,12 @@ pub fn write_program(out: &mut String, program: &Program) -> fmt::Result {
         out.push('\n');
     }
     for (addr, symbol) in &program.externs {
-        writeln!(out, "extern {} {:?}", addr.function_name(), symbol)?;
+        let transparent = if program.flag_transparent.contains(addr) {
+            " flag_transparent"
+        } else {
+            ""
+        };
+        writeln!(out, "extern {} {:?}{transparent}", addr.function_name(), symbol)?;
     }
     for addr in &program.address_taken {
         writeln!(out, "address_taken {}", addr.function_name())?;

@@ -85,6 +85,16 @@ pub fn verify_program(program: &Program) -> Result<(), VerifyErrors> {
             errors.append(&mut e);
         }
     }
+    for addr in &program.flag_transparent {
+        if !program.externs.contains_key(addr) {
+            errors.push(VerifyError {
+                function: *addr,
+                block: None,
+                inst: None,
+                message: "marked flag_transparent but not an extern".to_string(),
+            });
+        }
+    }
     for addr in &program.address_taken {
         if !callees.contains(addr) {
             errors.push(VerifyError {

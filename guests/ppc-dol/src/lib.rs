@@ -114,6 +114,9 @@ impl GuestPlugin for PpcDol {
                 .map(|i| (i.thunk, nonlocal::symbol(&i.name)))
                 .collect(),
             missing: Vec::new(),
+            // The only imports are the program's own setjmp and longjmp, whose C reads and
+            // restores the CR fields.
+            flag_transparent: BTreeSet::new(),
         })
     }
 

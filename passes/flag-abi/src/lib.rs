@@ -42,6 +42,7 @@ pub fn analyze(program: &Program) -> Result<(FlagUniverse, FlagAbi), UniverseErr
         helpers: &program.helpers,
         functions: program.functions.iter().map(|(a, f)| (*a, f)).collect(),
         address_taken: &program.address_taken,
+        flag_transparent: &program.flag_transparent,
     };
     let abi = solve::solve(&view);
     Ok((universe, abi))
@@ -59,7 +60,7 @@ pub fn facts_for(abi: &FlagAbi, func: &Function, is_lifted: impl Fn(GuestAddr) -
         indirect_reads: if indirect { abi.indirect_reads } else { FlagSet::EMPTY },
         callees: direct
             .into_iter()
-            .filter(|a| is_lifted(*a))
+            .filter(|a| is_lifted(*a) || abi.summaries.contains_key(a))
             .map(|a| (a, abi.summary_of(a)))
             .collect(),
     }

@@ -18,6 +18,8 @@ pub struct ProgramView<'a> {
     pub functions: BTreeMap<GuestAddr, &'a Function>,
     /// Functions whose address is taken: the possible targets of every indirect call.
     pub address_taken: &'a BTreeSet<GuestAddr>,
+    /// Externs that read no flag and pass every flag through.
+    pub flag_transparent: &'a BTreeSet<GuestAddr>,
 }
 
 /// An indirect call after which flags are read: those flags are kept live at the return of every
@@ -35,7 +37,8 @@ pub struct ConservativeSite {
 /// The program-wide result.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FlagAbi {
-    /// Per lifted function, what it does to flag liveness whoever calls it.
+    /// Per lifted function and flag-transparent extern, what it does to flag liveness whoever
+    /// calls it (absent for a lifted function: it reads none and writes every flag).
     pub summaries: BTreeMap<GuestAddr, Summary>,
     /// Per lifted function, the flags it reads before writing them given its `ret_live` (absent:
     /// none).
@@ -79,8 +82,8 @@ impl FlagAbi {
 /// Every set starts empty and only grows; a function is re-solved when a function it calls
 /// directly (or, for a function with indirect calls, any address-taken function) grows, or when
 /// its own `ret_live` grows, so each phase ends after at most (functions × flags) growths.
-/// Soundness rests on four conservative rules: a direct extern and the runtime behind an `exit`
-/// read every flag; a helper that reads state or may exit reads every flag; an indirect call's
+/// Soundness rests on four conservative rules: a direct extern (unless the platform calls it
+/// flag-transparent) and the runtime behind an `exit` read every flag; a helper that reads state or may exit reads every flag; an indirect call's
 /// callee is one of the address-taken functions or a platform function (which reads no flag and
 /// passes every flag through); and the flags read after an indirect call are live at the return
 /// of every address-taken function. The runtime reads no flag after calling a function (entry
@@ -187,6 +190,13 @@ fn summarize(view: &ProgramView<'_>) -> (BTreeMap<GuestAddr, Summary>, FlagSet) 
     let address_taken: BTreeSet<GuestAddr> = indirect_targets(view).into_iter().collect();
     let mut summaries: BTreeMap<GuestAddr, Summary> =
         view.functions.keys().map(|&addr| (addr, Summary::default())).collect();
+    let transparent = Summary {
+        reads: FlagSet::EMPTY,
+        passes: view.universe.all(),
+    };
+    for &addr in view.flag_transparent {
+        summaries.entry(addr).or_insert(transparent);
+    }
     let mut indirect_reads = FlagSet::EMPTY;
     let mut queue: BTreeSet<GuestAddr> = view.functions.keys().copied().collect();
     while let Some(addr) = queue.pop_first() {

@@ -82,7 +82,8 @@ fn without_flags(desc: &StateDesc, values: &StateValues) -> StateValues {
 }
 
 /// The whole state at each extern call and each call of the state-reading helper `@probe`, with
-/// the callee's name.
+/// the callee's name; without the flags at a flag-transparent extern's call, which reads none
+/// (what passes through it is checked where the caller reads it).
 type CallLog = Vec<(String, StateValues)>;
 
 /// Runs `entry` from `start` with every extern returning at once and every helper computing
@@ -101,7 +102,12 @@ fn run(
         Ok(Some(Some(Val::Int((arg.wrapping_mul(3) + 1) & 0xffff_ffff))))
     })
     .with_externs(|addr, machine| {
-        log.borrow_mut().push((addr.function_name(), machine.state.clone()));
+        let seen = if program.flag_transparent.contains(&addr) {
+            without_flags(&program.state, &machine.state)
+        } else {
+            machine.state.clone()
+        };
+        log.borrow_mut().push((addr.function_name(), seen));
         Ok(Some(Outcome::Returned))
     });
     let mut machine = empty_machine(&program.state);

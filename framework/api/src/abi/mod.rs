@@ -61,7 +61,8 @@ pub const API_VERSION: u32 = 2;
 /// `ConvertImage` request.
 /// Version 5: the IR's `ExitReason::Unliftable`; `Externs` answers carry the missing imports.
 /// Version 6: `HelperDecl::touches`; `HostDesc::recommended_passes`; `Codegen::state_in_locals`.
-/// Version 7: the IR's `InstKind::Kill` (flat tag 20).
+/// Version 7: the IR's `InstKind::Kill` (flat tag 20); `Program::flag_transparent` and
+/// `Externs::flag_transparent`.
 pub const WIRE_VERSION: u32 = 7;
 
 /// The symbol abi_stable looks up in a plugin library. The export macros must spell it out,

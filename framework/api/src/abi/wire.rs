@@ -42,6 +42,8 @@ pub struct ProgramHead<'a> {
     pub externs: Cow<'a, BTreeMap<GuestAddr, String>>,
     /// The address-taken functions.
     pub address_taken: Cow<'a, BTreeSet<GuestAddr>>,
+    /// The flag-transparent externs.
+    pub flag_transparent: Cow<'a, BTreeSet<GuestAddr>>,
     /// The key of each function of the batch, in order.
     pub keys: Vec<GuestAddr>,
 }
@@ -54,6 +56,7 @@ impl<'a> ProgramHead<'a> {
             helpers: Cow::Borrowed(&program.helpers),
             externs: Cow::Borrowed(&program.externs),
             address_taken: Cow::Borrowed(&program.address_taken),
+            flag_transparent: Cow::Borrowed(&program.flag_transparent),
             keys: program.functions.keys().copied().collect(),
         };
         (head, program.functions.values().collect())
@@ -67,6 +70,7 @@ impl<'a> ProgramHead<'a> {
             externs: self.externs.into_owned(),
             functions: self.keys.into_iter().zip(functions).collect(),
             address_taken: self.address_taken.into_owned(),
+            flag_transparent: self.flag_transparent.into_owned(),
         }
     }
 }

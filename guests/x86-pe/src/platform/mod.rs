@@ -87,6 +87,11 @@ fn same_module(a: &str, b: &str) -> bool {
 ///
 /// Data imports (`_iob`, `__initenv`, ...) get no extern: the platform's start-up points their
 /// IAT slots at guest data.
+///
+/// Every import is flag-transparent: the platform's C (and the stubs of missing imports) never
+/// reads or writes a flag slot; the only writes of flags outside lifted code are the x87 helpers'
+/// (fcomi) and the clearing of DF, which is not a flag slot. The C++ exception externs are left
+/// out: they transfer control.
 pub fn externs(image: &GuestImage, platform: &str) -> Result<Externs, GuestError> {
     let p = find(platform)?;
     let mut out = Externs::default();
@@ -99,11 +104,14 @@ pub fn externs(image: &GuestImage, platform: &str) -> Result<Externs, GuestError
             Some(imp) => {
                 if let ImportKind::Function(symbol) = imp.kind {
                     out.implemented.insert(import.thunk, symbol.to_string());
+                    out.flag_transparent.insert(import.thunk);
                 }
             }
-            None => out
-                .missing
-                .push((import.thunk, format!("{}!{}", import.module, import.name))),
+            None => {
+                out.missing
+                    .push((import.thunk, format!("{}!{}", import.module, import.name)));
+                out.flag_transparent.insert(import.thunk);
+            }
         }
     }
     // C++ exceptions (platform/cxx_eh.c), only for images that have landing pads.
