@@ -498,10 +498,7 @@ static void rpt_index_functions(void)
 	rpt_index = index;
 }
 
-rpt_fn_m *rpt_direct;
-uint64_t rpt_direct_base;
-uint64_t rpt_direct_slots;
-unsigned rpt_direct_shift;
+struct rpt_direct_table rpt_direct;
 
 /* The direct table (rpt_runtime.h): slots of 4 bytes' granularity when every function starts at
  * a multiple of 4 from the first (PowerPC), else of one byte (x86). It covers the functions from
@@ -529,10 +526,10 @@ static void rpt_direct_functions(void)
 		return;
 	for (size_t i = 0; i < covered; i++)
 		table[(rpt_function_table[i].pc - base) >> shift] = rpt_function_table[i].fn_m;
-	rpt_direct_base = base;
-	rpt_direct_shift = shift;
-	rpt_direct = table;
-	rpt_direct_slots = slots;
+	rpt_direct.base = base;
+	rpt_direct.shift = shift;
+	rpt_direct.slots = table;
+	rpt_direct.count = slots;
 }
 
 static const struct rpt_function *rpt_find(uint64_t pc)

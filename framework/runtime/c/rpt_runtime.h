@@ -130,21 +130,30 @@ rpt_fn rpt_resolve(struct cpu *c, uint64_t pc);
 rpt_fn_m rpt_resolve_m(struct cpu *c, uint64_t pc);
 
 /* The direct table behind indirect calls with MEMARG: the `_m` entry of the function at guest
- * address `rpt_direct_base + (i << rpt_direct_shift)` in slot i (NULL where none starts), for
- * the `rpt_direct_slots` slots from the first function up (rpt_runtime.c says how far); NULL
- * without MEMARG. Any address outside it, or on a NULL slot, goes to rpt_resolve_m. */
-extern rpt_fn_m *rpt_direct;
-extern uint64_t rpt_direct_base;
-extern uint64_t rpt_direct_slots;
-extern unsigned rpt_direct_shift;
+ * address `base + (i << shift)` in `slots[i]` (NULL where none starts), for the `count` slots
+ * from the first function up (rpt_runtime.c says how far); no slots without MEMARG. Any address
+ * outside it, or on a NULL slot, goes to rpt_resolve_m. One hidden object, so that generated
+ * code reaches each field with one PC-relative load (an extern symbol of default visibility
+ * costs a second load, through the GOT, in a position-independent executable). */
+struct rpt_direct_table {
+	rpt_fn_m *slots;
+	uint64_t base;
+	uint64_t count;
+	unsigned shift;
+};
+extern struct rpt_direct_table rpt_direct __attribute__((visibility("hidden")));
 
-/* rpt_resolve_m with the direct table inline: one compare and one load on the common path. */
+/* rpt_resolve_m with the direct table inline: a rotate, one compare and one load on the common
+ * path. Rotating the offset instead of shifting it moves the bits below the slot size to the
+ * top, so the one compare with the count refuses an address between two slots as well as one
+ * out of range (a shift of 0 rotates by nothing). */
 static inline rpt_fn_m rpt_resolve_m_fast(struct cpu *c, uint64_t pc)
 {
-	uint64_t off = pc - rpt_direct_base;
-	uint64_t slot = off >> rpt_direct_shift;
-	if (slot < rpt_direct_slots && (slot << rpt_direct_shift) == off) {
-		rpt_fn_m fn = rpt_direct[slot];
+	uint64_t off = pc - rpt_direct.base;
+	unsigned shift = rpt_direct.shift & 63u;
+	uint64_t slot = (off >> shift) | (off << ((64u - shift) & 63u));
+	if (__builtin_expect(slot < rpt_direct.count, 1)) {
+		rpt_fn_m fn = rpt_direct.slots[slot];
 		if (__builtin_expect(fn != 0, 1))
 			return fn;
 	}
