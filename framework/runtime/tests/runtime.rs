@@ -14,6 +14,46 @@ struct cpu { uint32_t a; uint32_t pc; };
 #endif
 "#;
 
+/// The guest part of the MEMARG direct table's test: functions with `_m` entries at multiples of
+/// 4 (slots of 4 bytes), found through `rpt_resolve_m_fast`; argv[1] = "unaligned" asks for an
+/// address between two of them, which must not run either neighbour.
+const DIRECT_C: &str = r#"#include "cpu.h"
+#include <stdio.h>
+#include <string.h>
+
+static const char *mode = "";
+
+#define FN(addr) \
+	static void f_##addr(struct cpu *restrict c) { (void)c; } \
+	static void f_##addr##_m(struct cpu *restrict c, uint8_t *mb) { (void)mb; c->a = c->a * 10u + ((addr >> 2) & 0xfu); }
+FN(0x1000) FN(0x1004) FN(0x100c) FN(0x2008) FN(0x8001014)
+
+static void entry_m(struct cpu *restrict c, uint8_t *mb)
+{
+	static const uint64_t pcs[] = { 0x1000, 0x1004, 0x100c, 0x2008 };
+	if (!strcmp(mode, "unaligned")) {
+		rpt_resolve_m_fast(c, 0x1006)(c, mb);
+		return;
+	}
+	for (unsigned i = 0; i < sizeof pcs / sizeof pcs[0]; i++)
+		rpt_resolve_m_fast(c, pcs[i])(c, mb);
+	/* Beyond the table's 2^24 slots: found by the fallback. */
+	rpt_resolve_m_fast(c, 0x8001014)(c, mb);
+}
+/* The runtime starts the entry's plain function, which enters MEMARG code as generated code does. */
+static void entry(struct cpu *restrict c)
+{
+	entry_m(c, rpt_mem);
+}
+
+const struct rpt_function rpt_function_table[] = {
+	{ 0x1000, f_0x1000, f_0x1000_m }, { 0x1004, f_0x1004, f_0x1004_m }, { 0x100c, f_0x100c, f_0x100c_m },
+	{ 0x2008, f_0x2008, f_0x2008_m }, { 0x3000, entry, entry_m }, { 0x8001014, f_0x8001014, f_0x8001014_m },
+};
+const size_t rpt_function_count = 6;
+const uint64_t rpt_entry_pc = 0x3000;
+"#;
+
 /// A guest part with seven functions at odd addresses; argv[1] says what the entry does.
 const GUEST_C: &str = r#"#include "cpu.h"
 #include <stdio.h>
@@ -59,7 +99,10 @@ const struct rpt_function rpt_function_table[] = {
 };
 const size_t rpt_function_count = 8;
 const uint64_t rpt_entry_pc = 0x5000;
+"#;
 
+/// What both guest parts share: an image segment and the guest's hooks.
+const GUEST_COMMON_C: &str = r#"
 static const uint8_t seg0[4] = { 0xde, 0xad, 0xbe, 0xef };
 const struct rpt_segment rpt_segments[] = {
 	{ ".data", 0x10000, 0x100, 4, seg0, RPT_SEGMENT_READ | RPT_SEGMENT_WRITE },
@@ -106,7 +149,8 @@ fn write_tree(dir: &Path) {
         fs::write(dir.join(&f.path), &f.contents).expect("write runtime");
     }
     fs::write(dir.join("cpu.h"), CPU_H).expect("write cpu.h");
-    fs::write(dir.join("guest.c"), GUEST_C).expect("write guest.c");
+    fs::write(dir.join("guest.c"), format!("{GUEST_C}{GUEST_COMMON_C}")).expect("write guest.c");
+    fs::write(dir.join("direct.c"), format!("{DIRECT_C}{GUEST_COMMON_C}")).expect("write direct.c");
 }
 
 fn clang(dir: &Path, args: &[&str]) -> Output {
@@ -118,17 +162,21 @@ fn clang(dir: &Path, args: &[&str]) -> Output {
 }
 
 fn build(dir: &Path) -> std::path::PathBuf {
+    build_guest(dir, "guest.c", "prog")
+}
+
+fn build_guest(dir: &Path, guest: &str, out_name: &str) -> std::path::PathBuf {
     write_tree(dir);
     let mut args = FLAGS.to_vec();
     args.extend([
         "-I.",
         "runtime/rpt_runtime.c",
         "runtime/rpt_host_libc.c",
-        "guest.c",
+        guest,
         "-fuse-ld=lld",
         "-lm",
         "-o",
-        "prog",
+        out_name,
     ]);
     let out = clang(dir, &args);
     assert!(
@@ -136,7 +184,7 @@ fn build(dir: &Path) -> std::path::PathBuf {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    dir.join("prog")
+    dir.join(out_name)
 }
 
 fn run(prog: &Path, mode: &str) -> (Option<i32>, String, String) {
@@ -174,6 +222,23 @@ fn dispatch_finds_every_function_and_nothing_else() {
     let expected = [1u32, 3, 5, 1, 3, 7, 15].iter().fold(0u32, |a, d| a * 10 + d);
     assert_eq!(stdout, format!("a={expected:x}\n"), "{stderr}");
     assert_eq!(code, Some((expected & 0x3f) as i32));
+}
+
+#[test]
+fn the_direct_table_finds_functions_and_refuses_addresses_between_them() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let prog = build_guest(dir.path(), "direct.c", "direct");
+    let (code, stdout, stderr) = run(&prog, "all");
+    // Every function through the table, then one beyond it (found by the fallback). Each appends
+    // its address >> 2 & 15 as a decimal digit: 0, 1, 3, 2, 5.
+    assert_eq!(stdout, format!("a={:x}\n", 1325), "{stderr}");
+    assert_eq!(code, Some(1325 & 0x3f));
+    let (code, stdout, stderr) = run(&prog, "unaligned");
+    assert_eq!((code, stdout.as_str()), (Some(125), ""));
+    assert_eq!(
+        stderr,
+        "rpt: guest exit at 0x00001006: unlifted code (no lifted function at this address)\n"
+    );
 }
 
 #[test]
