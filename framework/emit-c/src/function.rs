@@ -110,6 +110,10 @@ struct FnEmitter<'a> {
     dirty_in: Vec<BTreeSet<SlotId>>,
     /// The same, at the statement being emitted.
     dirty: BTreeSet<SlotId>,
+    /// State in locals: the locals the body reads (a `get`, a packed field's write, a
+    /// write-back). A local written but never read (every write of it killed before anything
+    /// saw it) is marked used, or clang warns that it is set but not used.
+    read_locals: BTreeSet<SlotId>,
 }
 
 impl<'a> FnEmitter<'a> {
@@ -129,6 +133,7 @@ impl<'a> FnEmitter<'a> {
             locals: BTreeSet::new(),
             dirty_in: Vec::new(),
             dirty: BTreeSet::new(),
+            read_locals: BTreeSet::new(),
         };
         if func.blocks.is_empty() {
             return Err(e.malformed("the function has no blocks".to_string()));
@@ -379,6 +384,9 @@ impl<'a> FnEmitter<'a> {
             if let Some(s) = self.ctx.state.get(id) {
                 let name = field_name(&s.name);
                 let _ = writeln!(text, "\t{} l_{name} = c->{name};", c_type(s.ty));
+                if !self.read_locals.contains(&id) {
+                    let _ = writeln!(text, "\t(void)l_{name};");
+                }
             }
         }
         for &b in &self.order {
@@ -484,10 +492,14 @@ impl<'a> FnEmitter<'a> {
             }
             InstKind::GetSlot { slot } => {
                 let e = self.get_slot(*slot)?;
+                self.read_locals.extend(self.word_of(*slot));
                 self.define(result, e)
             }
             InstKind::SetSlot { slot, value } => {
                 let s = self.set_slot(*slot, *value)?;
+                if self.word_of(*slot) != Some(*slot) {
+                    self.read_locals.extend(self.word_of(*slot));
+                }
                 self.stmt(s);
                 if let Some(word) = self.word_of(*slot).filter(|w| self.locals.contains(w)) {
                     self.dirty.insert(word);
@@ -983,6 +995,7 @@ impl<'a> FnEmitter<'a> {
             .collect();
         for id in spilled {
             self.dirty.remove(&id);
+            self.read_locals.insert(id);
             if let Some(s) = self.ctx.state.get(id) {
                 let name = field_name(&s.name);
                 out.push(format!("c->{name} = l_{name};"));

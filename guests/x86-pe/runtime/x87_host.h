@@ -135,6 +135,8 @@ X87_ALWAYS_INLINE struct rpt_f80 x87_bits(long double f)
 #define X87_SLOT_LEAVE "\n\tadd $144, %%rsp"
 #define X87_CW_ENTER "movw %w[want_], 8(%%rsp)\n\tfldcw 8(%%rsp)\n\t"
 #define X87_CW_LEAVE "\n\tmovw $0x37f, 8(%%rsp)\n\tfldcw 8(%%rsp)"
+/* The assembler text cannot spell X87_HOST_CW (its C suffix), so the two are tied here. */
+_Static_assert(X87_HOST_CW == 0x37fu, "X87_CW_LEAVE restores the host's control word");
 
 /* Runs INSNS (which end with the status word in ax) under the guest's control word; OUTPUTS and
  * INPUTS are parenthesised operand lists. SLOT_IN, when not empty, stores into the slot at

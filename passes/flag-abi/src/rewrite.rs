@@ -37,8 +37,28 @@ pub struct Removed {
 /// flags that are dead at a call or return but may hold a value written since the last call
 /// ([`insert_kills`]).
 pub fn remove_dead_flag_writes(func: &mut Function, ctx: &Context<'_>) -> Removed {
+    // A read whose value nothing uses keeps a write alive until the read itself goes, so the two
+    // removals alternate until neither finds anything.
+    let mut removed = Removed {
+        dead_values: remove_unused_values(func),
+        ..Removed::default()
+    };
+    loop {
+        let writes = remove_dead_writes(func, ctx);
+        if writes == 0 {
+            break;
+        }
+        removed.flag_writes += writes;
+        removed.dead_values += remove_unused_values(func);
+    }
+    removed.kills = insert_kills(func, ctx);
+    removed
+}
+
+/// One sweep of [`remove_dead_flag_writes`]: drops the flag writes no path reads; how many.
+fn remove_dead_writes(func: &mut Function, ctx: &Context<'_>) -> usize {
     let liveness = ctx.solve(func);
-    let mut removed = Removed::default();
+    let mut removed = 0;
     for block in &mut func.blocks {
         let mut live = ctx.live_at_terminator(&block.term, &liveness.live_in);
         let mut keep = vec![true; block.insts.len()];
@@ -48,7 +68,7 @@ pub fn remove_dead_flag_writes(func: &mut Function, ctx: &Context<'_>) -> Remove
                 && !live.intersects(ctx.universe.touched_by(slot))
             {
                 keep[index] = false;
-                removed.flag_writes += 1;
+                removed += 1;
                 continue;
             }
             live = ctx.step(&inst.kind, live);
@@ -56,8 +76,6 @@ pub fn remove_dead_flag_writes(func: &mut Function, ctx: &Context<'_>) -> Remove
         let mut flags = keep.into_iter();
         block.insts.retain(|_| flags.next().unwrap_or(true));
     }
-    removed.dead_values = remove_unused_values(func);
-    removed.kills = insert_kills(func, ctx);
     removed
 }
 
