@@ -113,14 +113,17 @@ impl Context<'_> {
     pub fn solve(&self, func: &Function) -> Liveness {
         let n = func.blocks.len();
         let mut live_in = vec![FlagSet::EMPTY; n];
+        let keeps = conditional_keeps(func);
         // Sets only grow, so sweeping in reverse block order until nothing changes terminates; lifted
         // code is mostly laid out in address order, which makes reverse order close to post-order.
         loop {
             let mut changed = false;
             for (index, block) in func.blocks.iter().enumerate().rev() {
                 let mut live = self.live_at_terminator(&block.term, &live_in);
-                for inst in block.insts.iter().rev() {
-                    live = self.step(&inst.kind, live);
+                for (at, inst) in block.insts.iter().enumerate().rev() {
+                    if !keeps.contains(&(index, at)) {
+                        live = self.step(&inst.kind, live);
+                    }
                 }
                 changed |= live_in[index].insert(live);
             }
@@ -153,4 +156,66 @@ impl Context<'_> {
         }
         Liveness { live_in, call_sites }
     }
+}
+
+/// The reads and writes of conditional keeps, by (block, instruction) index: `v = get %f; w =
+/// select c, v, x (or x, v); set %f, w` in one block, `v` and `w` used nowhere else and nothing
+/// between the read and the write that writes state or calls a helper. x86 lifts a shift or rotate
+/// by `cl` so (its flags stay as they were when the count is 0). For liveness the pair passes `%f`
+/// through: its old value is needed exactly when `%f` is live after the write. Counting the read
+/// as a read would make such a function read the flag on entry whatever its callers read after
+/// it, and with it every indirect call of the program.
+pub(crate) fn conditional_keeps(func: &Function) -> std::collections::BTreeSet<(usize, usize)> {
+    let mut uses: BTreeMap<rpt_ir::Value, usize> = BTreeMap::new();
+    for block in &func.blocks {
+        for inst in &block.insts {
+            for v in inst.kind.operands() {
+                *uses.entry(v).or_default() += 1;
+            }
+        }
+        for v in block.term.operands() {
+            *uses.entry(v).or_default() += 1;
+        }
+    }
+    let used_once = |v: rpt_ir::Value| uses.get(&v) == Some(&1);
+    let mut keeps = std::collections::BTreeSet::new();
+    for (b, block) in func.blocks.iter().enumerate() {
+        let defined_at: BTreeMap<rpt_ir::Value, usize> = block
+            .insts
+            .iter()
+            .enumerate()
+            .filter_map(|(at, inst)| inst.result.map(|r| (r, at)))
+            .collect();
+        for (set_at, inst) in block.insts.iter().enumerate() {
+            let InstKind::SetSlot { slot, value } = inst.kind else {
+                continue;
+            };
+            let Some(&select_at) = defined_at.get(&value).filter(|_| used_once(value)) else {
+                continue;
+            };
+            let InstKind::Select { if_true, if_false, .. } = block.insts[select_at].kind else {
+                continue;
+            };
+            let read_at = [if_true, if_false].into_iter().find_map(|v| {
+                let at = *defined_at.get(&v)?;
+                let same = matches!(block.insts[at].kind, InstKind::GetSlot { slot: s } if s == slot);
+                (same && used_once(v) && if_true != if_false).then_some(at)
+            });
+            let Some(read_at) = read_at else { continue };
+            let quiet = block.insts[read_at + 1..set_at].iter().all(|i| {
+                !matches!(
+                    i.kind,
+                    InstKind::SetSlot { .. }
+                        | InstKind::SetIndexed { .. }
+                        | InstKind::Kill { .. }
+                        | InstKind::CallHelper { .. }
+                )
+            });
+            if quiet {
+                keeps.insert((b, read_at));
+                keeps.insert((b, set_at));
+            }
+        }
+    }
+    keeps
 }

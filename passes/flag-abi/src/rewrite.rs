@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rpt_ir::{Function, GuestAddr, Inst, InstKind, Terminator, Value};
 
 use crate::flags::{FlagSet, Summary};
-use crate::liveness::Context;
+use crate::liveness::{Context, conditional_keeps};
 
 /// What the transform of one function needs from the whole-program analysis: the flags its callers
 /// read after it returns, the summary of each lifted function it calls directly and the flags an
@@ -58,8 +58,9 @@ pub fn remove_dead_flag_writes(func: &mut Function, ctx: &Context<'_>) -> Remove
 /// One sweep of [`remove_dead_flag_writes`]: drops the flag writes no path reads; how many.
 fn remove_dead_writes(func: &mut Function, ctx: &Context<'_>) -> usize {
     let liveness = ctx.solve(func);
+    let conditional = conditional_keeps(func);
     let mut removed = 0;
-    for block in &mut func.blocks {
+    for (b, block) in func.blocks.iter_mut().enumerate() {
         let mut live = ctx.live_at_terminator(&block.term, &liveness.live_in);
         let mut keep = vec![true; block.insts.len()];
         for (index, inst) in block.insts.iter().enumerate().rev() {
@@ -71,7 +72,10 @@ fn remove_dead_writes(func: &mut Function, ctx: &Context<'_>) -> usize {
                 removed += 1;
                 continue;
             }
-            live = ctx.step(&inst.kind, live);
+            // A conditional keep passes its flag through (liveness.rs says why).
+            if !conditional.contains(&(b, index)) {
+                live = ctx.step(&inst.kind, live);
+            }
         }
         let mut flags = keep.into_iter();
         block.insts.retain(|_| flags.next().unwrap_or(true));
