@@ -69,14 +69,6 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// What an extern is assumed to do: read every flag.
-    pub fn reads_all(universe: &FlagUniverse) -> Summary {
-        Summary {
-            reads: universe.all(),
-            passes: universe.all(),
-        }
-    }
-
     /// The flags live at entry when `after` are live at the return.
     pub fn entry_live(self, after: FlagSet) -> FlagSet {
         self.reads.union(after.intersect(self.passes))
