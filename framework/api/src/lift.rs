@@ -7,6 +7,8 @@
 //! - every instruction starts with `mark pc` and gets a listing line, so the listing and the line
 //!   table describe the same instructions;
 //! - straight-line code that runs into the next guest block jumps there;
+//! - a flag a block reads at its top, written by its only predecessor, is that write's value
+//!   (`lift/forward.rs`: the host compiler then folds a condition split across blocks);
 //! - where nothing can be lifted (no instruction was decoded there, or the guest has no rule for
 //!   the one that was), the block ends in `exit pc, unliftable` (a guest fault if execution gets
 //!   there) with an error diagnostic that says why ([`Isa::describe`]).
@@ -20,6 +22,8 @@ use rpt_ir::{Block, ExitReason, Function, FunctionBuilder, GuestAddr, StateDesc,
 
 use crate::discover::{FunctionCfg, Isa, Walker};
 use crate::{Diagnostic, LiftResult, Severity};
+
+mod forward;
 
 /// What lifting one instruction did to control flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +104,7 @@ pub fn lift_function<I: Isa>(
         FunctionBuilder::new(&mut function, state),
         Lifting { walker, cfg: &cfg },
     );
+    forward::forward_flags(&mut function, state);
     diagnostics.sort_by_key(|d| d.addr);
     // Overlapping instruction streams can lift one address in two blocks; the listing names it once.
     listing.sort_by_key(|(addr, _)| *addr);

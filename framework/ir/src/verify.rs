@@ -442,10 +442,11 @@ impl Checker<'_> {
     }
 }
 
-/// Immediate dominators of the blocks reachable from `block0` (`None` for unreachable blocks).
-pub fn dominators(func: &Function) -> Vec<Option<Block>> {
+/// The blocks reachable from `block0`, in reverse postorder: every block after all of its
+/// predecessors except those reaching it through a back edge.
+pub fn reverse_postorder(func: &Function) -> Vec<Block> {
     let n = func.blocks.len();
-    let mut order = Vec::new(); // reverse postorder
+    let mut order = Vec::new();
     let mut seen = vec![false; n];
     let mut stack: Vec<(usize, usize)> = Vec::new();
     if n > 0 {
@@ -466,6 +467,13 @@ pub fn dominators(func: &Function) -> Vec<Option<Block>> {
         }
     }
     order.reverse();
+    order.into_iter().map(|b| Block(b as u32)).collect()
+}
+
+/// Immediate dominators of the blocks reachable from `block0` (`None` for unreachable blocks).
+pub fn dominators(func: &Function) -> Vec<Option<Block>> {
+    let n = func.blocks.len();
+    let order: Vec<usize> = reverse_postorder(func).into_iter().map(|b| b.index()).collect();
     let mut rpo_index = vec![usize::MAX; n];
     for (i, b) in order.iter().enumerate() {
         rpo_index[*b] = i;

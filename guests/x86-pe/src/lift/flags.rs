@@ -140,17 +140,27 @@ impl Lifter<'_> {
             let cf = self.msb(carries);
             self.b.set(CF, cf);
         }
-        // Signed overflow: for a sum, the result's sign differs from both operands' signs,
-        // (a ^ r) & (b ^ r); for a difference, the operands' signs differ and the result's sign
-        // differs from a's, (a ^ b) & (a ^ r).
-        let pairs = if subtract { [(a, b), (a, r)] } else { [(a, r), (b, r)] };
-        let [p, q] = pairs.map(|(x, y)| self.b.binary(BinaryOp::Xor, x, y));
-        let overflows = self.b.binary(BinaryOp::And, p, q);
-        let of = self.msb(overflows);
-        self.b.set(OF, of);
         let af = self.aux_carry(a, b, r);
         self.b.set(AF, af);
         self.set_zsp(r);
+        let of = if subtract && !carry_in {
+            // A difference overflows exactly when the result's sign disagrees with the true
+            // comparison: OF = (a <s b) != SF. Written this way, `SF != OF` in a later block
+            // (`jl` behind a `je` of the same `cmp`) is `SF ^ (a <s b) ^ SF`, which the host
+            // compiler folds to the comparison itself and fuses with the branch.
+            let less = self.b.icmp(IntCC::Slt, a, b);
+            let sf = self.msb(r);
+            self.b.binary(BinaryOp::Xor, less, sf)
+        } else {
+            // Signed overflow: for a sum, the result's sign differs from both operands' signs,
+            // (a ^ r) & (b ^ r); for a difference with a borrow in, the operands' signs differ
+            // and the result's sign differs from a's, (a ^ b) & (a ^ r).
+            let pairs = if subtract { [(a, b), (a, r)] } else { [(a, r), (b, r)] };
+            let [p, q] = pairs.map(|(x, y)| self.b.binary(BinaryOp::Xor, x, y));
+            let overflows = self.b.binary(BinaryOp::And, p, q);
+            self.msb(overflows)
+        };
+        self.b.set(OF, of);
         self.last_compare = (subtract && with_cf && !carry_in).then(|| self.compare(CompareKind::Sub { a, b }));
     }
 
