@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rpt_ir::{Function, GuestAddr, HelperDecl, StateDesc};
+use rpt_ir::{Function, GuestAddr, HelperDecl, SlotId, StateDesc};
 
 use crate::{ParamValue, PluginInfo, SourceFile};
 
@@ -90,6 +90,11 @@ pub struct MemoryModel {
     pub address_bits: u32,
     /// Whether multi-byte values are big-endian in guest memory.
     pub big_endian: bool,
+    /// The slot holding the stack pointer (x86 esp, PowerPC r1), where the guest's calling
+    /// convention has one: registers saved below it on entry and loaded back before returning are
+    /// what a function preserves (`rpt_emit_c::state_use`).
+    #[serde(default)]
+    pub stack_pointer: Option<SlotId>,
 }
 
 /// Where function discovery starts.
@@ -150,6 +155,28 @@ pub struct Externs {
     /// relies on it to keep no flag alive for them; any other extern is assumed to read every
     /// flag (the PowerPC `setjmp` reads the CR fields it saves).
     pub flag_transparent: BTreeSet<GuestAddr>,
+    /// The thunks whose C code reads and writes only some of the guest state, with those slots:
+    /// a platform function of a C library takes its arguments from the stack and returns in the
+    /// caller-saved registers, so a caller keeping the other registers in C locals need not hand
+    /// them over around the call (`rpt_emit_c::state_use`). Any other extern may read and write
+    /// every slot (`setjmp` reads the registers it saves, `longjmp` writes them).
+    #[serde(default)]
+    pub state_use: BTreeMap<GuestAddr, ExternStateUse>,
+}
+
+/// The guest state an extern's C code may read and write, as slot ids (a packed field stands for
+/// its word).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+pub struct ExternStateUse {
+    /// The slots it may read.
+    pub reads: Vec<SlotId>,
+    /// The slots it may write.
+    pub writes: Vec<SlotId>,
+    /// Slots that, when it returns, hold their value at the call plus a constant: the stack
+    /// pointer, where the callee pops its return address (x86 cdecl: esp + 4).
+    pub adjusts: Vec<(SlotId, i64)>,
+    /// It never returns (`exit`, `abort`): nothing after a call of it runs.
+    pub never_returns: bool,
 }
 
 /// One lifted function plus what the lifter noticed.

@@ -20,8 +20,8 @@ pub mod lift;
 mod pass;
 
 pub use guest::{
-    Diagnostic, Discovery, Externs, GuestError, GuestImage, GuestOptions, GuestPlugin, Import, LiftResult, MemoryModel,
-    Seeds, Segment, SegmentFlags, Severity, find_platform,
+    Diagnostic, Discovery, ExternStateUse, Externs, GuestError, GuestImage, GuestOptions, GuestPlugin, Import,
+    LiftResult, MemoryModel, Seeds, Segment, SegmentFlags, Severity, find_platform,
 };
 pub use host::{
     CEnvironment, CLANG, COMMON_CFLAGS, CacheGeometry, CompilerSettings, CpuModel, HostDesc, HostPlugin,

@@ -100,6 +100,8 @@ pub struct ProgramFacts {
     pub import_stubs: BTreeMap<GuestAddr, rpt_emit_c::StubReturn>,
     /// The externs the platform says read and write no flag (`Externs::flag_transparent`).
     pub flag_transparent: BTreeSet<GuestAddr>,
+    /// The externs the platform says read and write only some slots (`Externs::state_use`).
+    pub extern_state_use: BTreeMap<GuestAddr, rpt_api::ExternStateUse>,
     /// How the guest addresses memory.
     pub memory: MemoryModel,
     /// The image's entry point.
@@ -194,6 +196,11 @@ pub fn program_facts(db: &dyn Db, s: Session) -> Result<Arc<ProgramFacts>, CoreE
             .flag_transparent
             .into_iter()
             .filter(|thunk| externs.contains_key(thunk))
+            .collect(),
+        extern_state_use: served
+            .state_use
+            .into_iter()
+            .filter(|(thunk, _)| externs.contains_key(thunk))
             .collect(),
         externs,
         missing_imports: served.missing,
@@ -318,6 +325,33 @@ pub fn function_after_passes<'db>(
     Ok(Arc::new(func))
 }
 
+/// Every function as `function` gives it, in one program with the facts' state, helpers, externs
+/// and address-taken set. Overridden functions are left out and listed as externs: the code that
+/// runs there is the override's C, which no analysis can see (and which may read every flag).
+fn whole_program<'db>(
+    db: &'db dyn Db,
+    s: Session,
+    facts: &ProgramFacts,
+    function: impl Fn(FunctionId<'db>) -> Result<Arc<Function>, CoreError>,
+) -> Result<rpt_ir::Program, CoreError> {
+    let overrides = recipe_overrides(db, s);
+    let mut program = rpt_ir::Program::new(facts.state.clone());
+    program.helpers = facts.helpers.clone();
+    program.externs = facts.externs.clone();
+    program.address_taken = facts.address_taken.clone();
+    program.flag_transparent = facts.flag_transparent.clone();
+    for &addr in &facts.functions {
+        if let Some(over) = overrides.get(&addr) {
+            program.externs.insert(addr, over.c_symbol.clone());
+            program.flag_transparent.remove(&addr);
+            continue;
+        }
+        let func = function(FunctionId::new(db, addr))?;
+        program.functions.insert(addr, func.as_ref().clone());
+    }
+    Ok(program)
+}
+
 /// The whole-program analysis of the recipe's `index`th enabled pass (`None` for a pass that has
 /// none), over every function as the passes before it left it. Overridden functions are left out
 /// and listed as externs: the code that runs there is the override's C, which no pass can see.
@@ -328,22 +362,7 @@ pub fn program_analysis(db: &dyn Db, s: Session, index: u32) -> Result<Option<Ar
         return Ok(None);
     }
     let facts = program_facts(db, s).clone()?;
-    let overrides = recipe_overrides(db, s);
-    let mut program = rpt_ir::Program::new(facts.state.clone());
-    program.helpers = facts.helpers.clone();
-    program.externs = facts.externs.clone();
-    program.address_taken = facts.address_taken.clone();
-    program.flag_transparent = facts.flag_transparent.clone();
-    for &addr in &facts.functions {
-        if let Some(over) = overrides.get(&addr) {
-            // An override's C may read anything, flags included.
-            program.externs.insert(addr, over.c_symbol.clone());
-            program.flag_transparent.remove(&addr);
-            continue;
-        }
-        let func = function_after_passes(db, s, FunctionId::new(db, addr), index).clone()?;
-        program.functions.insert(addr, func.as_ref().clone());
-    }
+    let program = whole_program(db, s, &facts, |f| function_after_passes(db, s, f, index).clone())?;
     let analysis = pass.analyze(&program, &params).map_err(|e| CoreError::Pass {
         pass: name,
         function: facts.entry,
@@ -458,6 +477,45 @@ pub fn codegen_options(db: &dyn Db, s: Session) -> rpt_api::Codegen {
         .fold(rpt_api::Codegen::default(), rpt_api::Codegen::union)
 }
 
+/// With state in locals, what every lifted function may read and write after the passes, callees
+/// included (`rpt_emit_c::state_use`): a call then hands its callee only that. Overridden functions
+/// are externs here, as in [`program_analysis`]: their C may touch anything. Without state in
+/// locals nothing is handed over, so nothing is analysed.
+#[salsa::tracked(returns(ref))]
+pub fn program_state_use(db: &dyn Db, s: Session) -> Result<Arc<rpt_emit_c::state_use::ProgramStateUse>, CoreError> {
+    if codegen_options(db, s).state_in_locals.is_empty() {
+        return Ok(Arc::default());
+    }
+    let facts = program_facts(db, s).clone()?;
+    let overrides = recipe_overrides(db, s);
+    let program = whole_program(db, s, &facts, |f| optimized_function(db, s, f).clone())?;
+    // An override's C may touch anything: its address has no extern contract.
+    let contracts: BTreeMap<GuestAddr, rpt_api::ExternStateUse> = facts
+        .extern_state_use
+        .iter()
+        .filter(|(addr, _)| !overrides.contains_key(addr))
+        .map(|(addr, u)| (*addr, u.clone()))
+        .collect();
+    Ok(Arc::new(rpt_emit_c::state_use::analyze(
+        &program,
+        &contracts,
+        facts.memory.stack_pointer,
+    )))
+}
+
+/// What the callees of one function may read and write: the part of [`program_state_use`] its C
+/// depends on, so that a change elsewhere that leaves it alone does not emit the function again.
+#[salsa::tracked(returns(ref))]
+pub fn function_calls_state_use<'db>(
+    db: &'db dyn Db,
+    s: Session,
+    f: FunctionId<'db>,
+) -> Result<Arc<rpt_emit_c::CallStateUse>, CoreError> {
+    let uses = program_state_use(db, s).clone()?;
+    let func = optimized_function(db, s, f).clone()?;
+    Ok(Arc::new(uses.calls_of(&func)))
+}
+
 /// One function's C definition (for an overridden function, a call to its replacement).
 #[salsa::tracked(returns(ref))]
 pub fn function_c<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> Result<Arc<EmittedFunction>, CoreError> {
@@ -471,6 +529,7 @@ pub fn function_c<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> Resul
     }
     let func = optimized_function(db, s, f).clone()?;
     let facts = program_facts(db, s).clone()?;
+    let calls = function_calls_state_use(db, s, f).clone()?;
     let ctx = EmitContext {
         state: &facts.state,
         helpers: &facts.helpers,
@@ -479,6 +538,7 @@ pub fn function_c<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> Resul
         listing_name: s.listing_name(db),
         memarg: codegen_options(db, s).memory_base_argument,
         state_in_locals: codegen_options(db, s).state_in_locals,
+        calls: &calls,
     };
     rpt_emit_c::emit_function(&func, &ctx)
         .map(Arc::new)

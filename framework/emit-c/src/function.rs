@@ -35,6 +35,7 @@ use rpt_ir::{
 };
 
 use crate::ctype::{Int, access_name, c_string, c_type, field_name, int_literal};
+use crate::state_use::rounds_by_guest_mode;
 use crate::{EmitContext, EmitError, EmittedFunction};
 
 /// Emits one function as a C definition, per `docs/c-abi.md`.
@@ -915,7 +916,7 @@ impl<'a> FnEmitter<'a> {
                 let e = decl.effects;
                 (e.reads_state || e.reads_flags || e.writes_state || e.may_exit).then(|| self.helper_sees(decl))
             }
-            kind if dynamic_rounding(kind) => Some(None),
+            kind if rounds_by_guest_mode(kind) => Some(None),
             _ => None,
         }
     }
@@ -1026,6 +1027,21 @@ impl<'a> FnEmitter<'a> {
         })
     }
 
+    /// The locals a call of `target` is handed (written back before it if dirty) and those it may
+    /// write (reloaded after it), from what the callee reads and writes (`state_use`); `None`
+    /// when the callee may read and write everything.
+    fn call_hands_over(&self, target: &CallTarget) -> Option<(BTreeSet<SlotId>, BTreeSet<SlotId>)> {
+        let callee = self.ctx.calls.of(target)?;
+        let handed = self.locals.iter().copied().filter(|&w| callee.hands_over(w)).collect();
+        let written = self
+            .locals
+            .iter()
+            .copied()
+            .filter(|w| callee.writes.contains(w))
+            .collect();
+        Some((handed, written))
+    }
+
     /// Per block in the function, the locals that may be dirty on entry: a forward data flow
     /// where a write makes a local dirty and a write-back (before a call, a helper that reads the
     /// state) makes it clean, joined by union.
@@ -1065,8 +1081,11 @@ impl<'a> FnEmitter<'a> {
                         _ => {}
                     }
                 }
-                if matches!(data.term, Terminator::Call { .. }) {
-                    dirty.clear();
+                if let Terminator::Call { target, .. } = &data.term {
+                    match self.call_hands_over(target) {
+                        Some((handed, _)) => dirty.retain(|w| !handed.contains(w)),
+                        None => dirty.clear(),
+                    }
                 }
                 for dest in data.term.successors() {
                     let target = dest.block.index();
@@ -1251,12 +1270,17 @@ impl<'a> FnEmitter<'a> {
     }
 
     fn terminator(&mut self, term: &Terminator) -> Result<(), EmitError> {
-        // Everything but a jump within the function lets code outside it see the state.
+        // Everything but a jump within the function lets code outside it see the state: a call
+        // what its callee may read or write, anything else all of it.
+        let call_state = match term {
+            Terminator::Call { target, .. } => self.call_hands_over(target),
+            _ => None,
+        };
         if !matches!(
             term,
             Terminator::Jump(_) | Terminator::Branch { .. } | Terminator::Switch { .. }
         ) {
-            let spill = self.spill_locals(None);
+            let spill = self.spill_locals(call_state.as_ref().map(|(handed, _)| handed));
             self.stmt_if_any(spill);
         }
         let s = match term {
@@ -1288,7 +1312,7 @@ impl<'a> FnEmitter<'a> {
                     }
                     CallTarget::Indirect(v) => format!("rpt_dispatch(c, {v});"),
                 };
-                let reload = self.reload_locals(None);
+                let reload = self.reload_locals(call_state.as_ref().map(|(_, written)| written));
                 if reload.is_empty() {
                     format!("{call} {}", self.jump(cont)?)
                 } else {
@@ -1328,26 +1352,6 @@ impl<'a> FnEmitter<'a> {
         self.stmt(s);
         Ok(())
     }
-}
-
-/// Whether `kind` rounds by the guest's current mode, which generated code asks the guest's C part.
-fn dynamic_rounding(kind: &InstKind) -> bool {
-    matches!(
-        kind,
-        InstKind::FBinary {
-            rounding: Rounding::Dynamic,
-            ..
-        } | InstKind::FTernary {
-            rounding: Rounding::Dynamic,
-            ..
-        } | InstKind::FUnary {
-            rounding: Rounding::Dynamic,
-            ..
-        } | InstKind::FConvert {
-            rounding: Rounding::Dynamic,
-            ..
-        }
-    )
 }
 
 /// The name of a function's MEMARG entry (`f_00401000_m`).

@@ -16,6 +16,7 @@
 mod ctype;
 mod files;
 mod function;
+pub mod state_use;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,6 +28,7 @@ pub use files::{
     missing_import_symbol, shard_of, shard_source,
 };
 pub use function::{emit_function, emit_override};
+pub use state_use::CallStateUse;
 
 /// Hex sha256 of the emitter's own sources; part of every object cache key and manifest,
 /// so C written by an older emitter is never mistaken for C written by this one.
@@ -53,6 +55,9 @@ pub struct EmitContext<'a> {
     /// never arrays) are C locals in each function, loaded at entry and written back before
     /// anything outside the function can see `struct cpu` (docs/c-abi.md, "State in locals").
     pub state_in_locals: RoleSet,
+    /// What the function's callees may read and write ([`state_use`]), so that with state in
+    /// locals a call hands over and takes back only those; empty means everything for every call.
+    pub calls: &'a CallStateUse,
 }
 
 /// One emitted C function and the functions it names.

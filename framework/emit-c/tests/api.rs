@@ -127,6 +127,7 @@ fn ctx<'a>(
         listing_name: "t.lst",
         memarg: false,
         state_in_locals: rpt_ir::RoleSet::EMPTY,
+        calls: &rpt_emit_c::state_use::UNKNOWN_CALLS,
     }
 }
 
@@ -278,6 +279,7 @@ fn cpu_header_handles_awkward_states() {
     let model = rpt_api::MemoryModel {
         address_bits: 24,
         big_endian: true,
+        stack_pointer: None,
     };
     let text = rpt_emit_c::cpu_header(&StateDesc::new(), model, &BTreeMap::new(), false);
     assert!(

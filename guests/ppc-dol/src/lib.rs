@@ -29,7 +29,7 @@ pub mod quantize;
 pub mod state;
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rpt_api::{
     Discovery, Externs, GuestError, GuestImage, GuestOptions, GuestPlugin, LiftResult, MemoryModel, PluginInfo, Seeds,
@@ -85,6 +85,7 @@ impl GuestPlugin for PpcDol {
         MemoryModel {
             address_bits: 32,
             big_endian: true,
+            stack_pointer: Some(crate::state::gpr(1)),
         }
     }
 
@@ -117,6 +118,8 @@ impl GuestPlugin for PpcDol {
             // The only imports are the program's own setjmp and longjmp, whose C reads and
             // restores the CR fields.
             flag_transparent: BTreeSet::new(),
+            // And all the registers they save and restore.
+            state_use: BTreeMap::new(),
         })
     }
 

@@ -20,7 +20,7 @@ use crate::lift::jump_table::{self, JumpTable};
 use crate::lift::{self, Kind};
 
 /// Imports after which execution never continues; code after a call to them is not followed.
-const NORETURN_IMPORTS: &[&str] = &[
+pub(crate) const NORETURN_IMPORTS: &[&str] = &[
     "ExitProcess",
     "ExitThread",
     "FatalExit",

@@ -76,6 +76,7 @@ impl GuestPlugin for X86Pe {
         MemoryModel {
             address_bits: 32,
             big_endian: false,
+            stack_pointer: Some(crate::state::ESP),
         }
     }
 

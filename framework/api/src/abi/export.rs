@@ -355,6 +355,7 @@ mod tests {
             crate::MemoryModel {
                 address_bits: platform.len() as u32 + options.len() as u32,
                 big_endian: true,
+                stack_pointer: None,
             }
         }
         fn platforms(&self) -> Vec<String> {

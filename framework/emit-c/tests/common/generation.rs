@@ -66,19 +66,26 @@ pub fn emit_functions(
     listing_name: &str,
     choices: Choices,
 ) -> Vec<EmittedFunction> {
-    let ctx = EmitContext {
-        state: &program.state,
-        helpers: &program.helpers,
-        externs: &program.externs,
-        memory,
-        listing_name,
-        memarg: choices.memarg,
-        state_in_locals: choices.state_in_locals,
-    };
+    // With state in locals, calls hand over what the analysis says, as `rpt recompile` does.
+    let uses = (!choices.state_in_locals.is_empty())
+        .then(|| rpt_emit_c::state_use::analyze(program, &Default::default(), memory.stack_pointer));
     program
         .functions
         .values()
-        .map(|f| rpt_emit_c::emit_function(f, &ctx).unwrap_or_else(|e| panic!("{}: emit failed: {e}", f.name())))
+        .map(|f| {
+            let calls = uses.as_ref().map(|u| u.calls_of(f)).unwrap_or_default();
+            let ctx = EmitContext {
+                state: &program.state,
+                helpers: &program.helpers,
+                externs: &program.externs,
+                memory,
+                listing_name,
+                memarg: choices.memarg,
+                state_in_locals: choices.state_in_locals,
+                calls: &calls,
+            };
+            rpt_emit_c::emit_function(f, &ctx).unwrap_or_else(|e| panic!("{}: emit failed: {e}", f.name()))
+        })
         .collect()
 }
 

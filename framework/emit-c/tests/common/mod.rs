@@ -16,6 +16,7 @@ use rpt_ir::{GuestAddr, Program};
 pub const MEMORY: MemoryModel = MemoryModel {
     address_bits: 32,
     big_endian: false,
+    stack_pointer: None,
 };
 
 /// The directory holding this crate's test data.
@@ -57,8 +58,15 @@ pub fn emit_all(program: &Program, listing_name: &str) -> Vec<EmittedFunction> {
 }
 
 /// [`emit_all`], with `choices`.
+///
+/// A slot named `sp` is the stack pointer (`MemoryModel::stack_pointer`), so test programs can
+/// save and restore registers on a stack.
 pub fn emit_all_with(program: &Program, listing_name: &str, choices: generation::Choices) -> Vec<EmittedFunction> {
-    generation::emit_functions(program, MEMORY, listing_name, choices)
+    let memory = MemoryModel {
+        stack_pointer: program.state.find("sp"),
+        ..MEMORY
+    };
+    generation::emit_functions(program, memory, listing_name, choices)
 }
 
 /// Writes a generation's `src/` (cpu.h, shards, functab.c, image.c, listing, runtime and the

@@ -48,7 +48,19 @@ pub(crate) fn select(insn: &Instruction) -> Option<Handler> {
 /// The two-operand ALU group: `dst = dst op src`, flags, and the write-back unless `op` only
 /// compares or tests.
 fn binop(lx: &mut Lifter<'_>, insn: &Instruction, op: Op) {
-    let (dst, a, _, b) = lx.read_both(insn);
+    let (dst, mut a, _, mut b) = lx.read_both(insn);
+    // `xor r, r` and `sub r, r`, the zeroing idiom: the result and the flags do not depend on r,
+    // and saying so keeps the register's old value from looking read (a callee-saved register
+    // zeroed this way is not handed over by callers, `rpt_emit_c::state_use`).
+    let same_register = insn.op_count() == 2
+        && insn.op0_kind() == OpKind::Register
+        && insn.op1_kind() == OpKind::Register
+        && insn.op0_register() == insn.op1_register();
+    if same_register && matches!(op, Op::Xor | Op::Sub) {
+        let ty = lx.b.func().value_type(a).unwrap_or(Type::I32);
+        a = lx.b.iconst(ty, 0);
+        b = a;
+    }
     let r = match op {
         Op::Add | Op::Adc => {
             let s = lx.b.binary(BinaryOp::Add, a, b);

@@ -4,7 +4,8 @@
 
 mod win32_console;
 
-use rpt_api::{Externs, GuestError, GuestImage, SourceFile};
+use rpt_api::{ExternStateUse, Externs, GuestError, GuestImage, SourceFile};
+use rpt_ir::{GuestAddr, SlotRole};
 
 use crate::x87::Model;
 
@@ -26,6 +27,9 @@ pub struct ImportImpl {
     pub name: &'static str,
     /// Function or data.
     pub kind: ImportKind,
+    /// For a function, the bytes of stack it pops when it returns: the return address, plus the
+    /// arguments under stdcall (esp comes back that much higher).
+    pub pops: u32,
 }
 
 /// A platform: its name, its imports and its C files.
@@ -92,9 +96,22 @@ fn same_module(a: &str, b: &str) -> bool {
 /// reads or writes a flag slot; the only writes of flags outside lifted code are the x87 helpers'
 /// (fcomi) and the clearing of DF, which is not a flag slot. The C++ exception externs are left
 /// out: they transfer control.
+///
+/// Every import but the `setjmp` family also keeps the C calling convention for the registers
+/// ([`c_abi_state_use`]): `setjmp` reads the callee-saved registers it saves and `longjmp` writes
+/// them, so those two may touch everything.
 pub fn externs(image: &GuestImage, platform: &str) -> Result<Externs, GuestError> {
     let p = find(platform)?;
     let mut out = Externs::default();
+    let mut keeps_c_abi = |thunk: GuestAddr, name: &str, pops: Option<u32>| {
+        if !SAVES_OR_RESTORES_REGISTERS.contains(&name) {
+            let mut contract = c_abi_state_use(pops);
+            contract.never_returns = crate::discover::NORETURN_IMPORTS
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(name));
+            out.state_use.insert(thunk, contract);
+        }
+    };
     for import in &image.imports {
         match p
             .imports
@@ -103,11 +120,15 @@ pub fn externs(image: &GuestImage, platform: &str) -> Result<Externs, GuestError
         {
             Some(imp) => {
                 if let ImportKind::Function(symbol) = imp.kind {
+                    keeps_c_abi(import.thunk, &import.name, Some(imp.pops));
                     out.implemented.insert(import.thunk, symbol.to_string());
                     out.flag_transparent.insert(import.thunk);
                 }
             }
             None => {
+                // The stub of a missing import reads the caller from the stack and at most
+                // returns a value in eax.
+                keeps_c_abi(import.thunk, &import.name, None);
                 out.missing
                     .push((import.thunk, format!("{}!{}", import.module, import.name)));
                 out.flag_transparent.insert(import.thunk);
@@ -122,6 +143,32 @@ pub fn externs(image: &GuestImage, platform: &str) -> Result<Externs, GuestError
             .insert(crate::eh::EH_INSTALL_EXTERN, "rpt_x86_eh_install".to_string());
     }
     Ok(out)
+}
+
+/// The imports whose C reads or writes the callee-saved registers (platform/msvcrt_setjmp.c).
+const SAVES_OR_RESTORES_REGISTERS: [&str; 3] = ["_setjmp", "_setjmp3", "longjmp"];
+
+/// What a platform function under the C calling convention (cdecl or stdcall) may touch: it takes
+/// its arguments from the stack, so of the general registers it reads only esp; it may change
+/// eax, ecx, edx and esp (stdcall pops its arguments) and preserves ebx, ebp, esi and edi; it
+/// touches no flag (see `flag_transparent`). Everything else (x87 and SSE state, DF, eip) it may
+/// read and write. It comes back with esp `pops` bytes higher, when that is known (the platform's
+/// own functions; a missing import's stub cannot know its convention).
+fn c_abi_state_use(pops: Option<u32>) -> ExternStateUse {
+    use crate::state::{EAX, ECX, EDX, ESP};
+    let state = crate::state::state_desc();
+    let others = || {
+        state
+            .iter()
+            .filter(|(_, s)| !matches!(s.role, SlotRole::Gpr | SlotRole::Flag))
+            .map(|(id, _)| id)
+    };
+    ExternStateUse {
+        reads: std::iter::once(ESP).chain(others()).collect(),
+        writes: [EAX, ECX, EDX, ESP].into_iter().chain(others()).collect(),
+        adjusts: pops.map(|p| (ESP, i64::from(p))).into_iter().collect(),
+        never_returns: false,
+    }
 }
 
 /// The guest's C part and the platform's C files.
@@ -187,6 +234,73 @@ mod tests {
             }
         }
         out
+    }
+
+    /// The body of the C function `name` (`name(struct cpu *...) { ... }`) in the platform's files.
+    fn c_body<'a>(p: &'a Platform, name: &str) -> Option<&'a str> {
+        p.c_files.iter().find_map(|(_, text)| {
+            let mut rest = *text;
+            while let Some(at) = rest.find(name) {
+                let tail = &rest[at + name.len()..];
+                if tail.starts_with("(struct cpu *") {
+                    let open = tail.find(")\n{")?;
+                    let body = &tail[open..];
+                    return Some(&body[..body.find("\n}\n")?]);
+                }
+                rest = tail;
+            }
+            None
+        })
+    }
+
+    /// The argument counts `rpt_win32_return(c, N, ...)` (stdcall) pops in `body` and in the
+    /// `rpt_win32_*(c)` functions it calls.
+    fn stdcall_counts(p: &Platform, body: &str, depth: u32) -> BTreeSet<u32> {
+        let mut out = BTreeSet::new();
+        for part in body.split("rpt_win32_return(c, ").skip(1) {
+            if let Some(n) = part.split(',').next().and_then(|n| n.trim().parse().ok()) {
+                out.insert(n);
+            }
+        }
+        if depth > 0 {
+            for part in body.split("rpt_win32_").skip(1) {
+                let name: String = part.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                if part[name.len()..].starts_with("(c)")
+                    && let Some(inner) = c_body(p, &format!("rpt_win32_{name}"))
+                {
+                    out.extend(stdcall_counts(p, inner, depth - 1));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_bytes_each_function_pops_are_what_its_c_pops() {
+        for p in PLATFORMS {
+            for i in p.imports {
+                let ImportKind::Function(symbol) = i.kind else { continue };
+                let counts = c_body(p, symbol).map(|b| stdcall_counts(p, b, 1)).unwrap_or_default();
+                let pops: BTreeSet<u32> = counts.iter().map(|n| 4 + 4 * n).collect();
+                if counts.is_empty() {
+                    // cdecl (or never returns).
+                    let noreturn = crate::discover::NORETURN_IMPORTS.contains(&i.name);
+                    assert!(
+                        i.pops == 4 || noreturn,
+                        "{}: pops {}, but its C returns cdecl",
+                        i.name,
+                        i.pops
+                    );
+                } else {
+                    assert_eq!(
+                        pops,
+                        BTreeSet::from([i.pops]),
+                        "{}: the table and the C disagree",
+                        i.name
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -5,28 +5,31 @@
 
 use super::{ImportImpl, ImportKind, Platform};
 
-/// A function of `<module>.dll` that the C function `rpt_win32_<module>_<name>` implements.
+/// A function of `<module>.dll` that the C function `rpt_win32_<module>_<name>` implements and
+/// that pops `pops` bytes when it returns.
 macro_rules! function {
-    ($module:literal, $name:literal) => {
+    ($module:literal, $name:literal, $pops:expr) => {
         ImportImpl {
             module: concat!($module, ".dll"),
             name: $name,
             kind: ImportKind::Function(concat!("rpt_win32_", $module, "_", $name)),
+            pops: $pops,
         }
     };
 }
 
-/// A KERNEL32 function (stdcall).
+/// A KERNEL32 function (stdcall) with `$args` 32-bit arguments, which it pops with the return
+/// address (a test checks the counts against the C).
 macro_rules! kernel32 {
-    ($name:literal) => {
-        function!("KERNEL32", $name)
+    ($name:literal, $args:literal) => {
+        function!("KERNEL32", $name, 4 + 4 * $args)
     };
 }
 
-/// An msvcrt function (cdecl).
+/// An msvcrt function (cdecl): it pops only the return address.
 macro_rules! msvcrt {
     ($name:literal) => {
-        function!("msvcrt", $name)
+        function!("msvcrt", $name, 4)
     };
 }
 
@@ -36,63 +39,64 @@ const fn msvcrt_data(name: &'static str) -> ImportImpl {
         module: "msvcrt.dll",
         name,
         kind: ImportKind::Data,
+        pops: 0,
     }
 }
 
 /// The import table: every function and variable the platform's C files define.
 const IMPORTS: &[ImportImpl] = &[
     // KERNEL32 (platform/win32_console.c)
-    kernel32!("GetStdHandle"),
-    kernel32!("WriteFile"),
-    kernel32!("ReadFile"),
-    kernel32!("ExitProcess"),
-    kernel32!("GetCommandLineA"),
-    kernel32!("VirtualAlloc"),
-    kernel32!("VirtualFree"),
-    kernel32!("VirtualProtect"),
-    kernel32!("VirtualQuery"),
-    kernel32!("InitializeCriticalSection"),
-    kernel32!("InitializeCriticalSectionAndSpinCount"),
-    kernel32!("DeleteCriticalSection"),
-    kernel32!("EnterCriticalSection"),
-    kernel32!("TryEnterCriticalSection"),
-    kernel32!("LeaveCriticalSection"),
-    kernel32!("GetModuleHandleA"),
-    kernel32!("GetModuleHandleW"),
-    kernel32!("LoadLibraryA"),
-    kernel32!("LoadLibraryW"),
-    kernel32!("FreeLibrary"),
-    kernel32!("GetProcAddress"),
-    kernel32!("GetModuleFileNameA"),
-    kernel32!("GetLastError"),
-    kernel32!("SetLastError"),
-    kernel32!("GetStartupInfoA"),
-    kernel32!("SetUnhandledExceptionFilter"),
-    kernel32!("Sleep"),
-    kernel32!("TlsAlloc"),
-    kernel32!("TlsFree"),
-    kernel32!("TlsGetValue"),
-    kernel32!("TlsSetValue"),
-    kernel32!("QueryPerformanceCounter"),
-    kernel32!("QueryPerformanceFrequency"),
-    kernel32!("GetSystemTimeAsFileTime"),
-    kernel32!("GetTickCount"),
-    kernel32!("GetCurrentProcessId"),
-    kernel32!("GetCurrentThreadId"),
-    kernel32!("GetCurrentProcess"),
-    kernel32!("GetCurrentThread"),
-    kernel32!("IsDBCSLeadByteEx"),
-    kernel32!("MultiByteToWideChar"),
-    kernel32!("WideCharToMultiByte"),
-    kernel32!("CreateSemaphoreA"),
-    kernel32!("CreateSemaphoreW"),
-    kernel32!("ReleaseSemaphore"),
-    kernel32!("WaitForSingleObject"),
-    kernel32!("CloseHandle"),
-    kernel32!("GetVersion"),
-    kernel32!("GlobalMemoryStatus"),
-    kernel32!("SetConsoleCtrlHandler"),
-    kernel32!("GetEnvironmentVariableW"),
+    kernel32!("GetStdHandle", 1),
+    kernel32!("WriteFile", 5),
+    kernel32!("ReadFile", 5),
+    kernel32!("ExitProcess", 1),
+    kernel32!("GetCommandLineA", 0),
+    kernel32!("VirtualAlloc", 4),
+    kernel32!("VirtualFree", 3),
+    kernel32!("VirtualProtect", 4),
+    kernel32!("VirtualQuery", 3),
+    kernel32!("InitializeCriticalSection", 1),
+    kernel32!("InitializeCriticalSectionAndSpinCount", 2),
+    kernel32!("DeleteCriticalSection", 1),
+    kernel32!("EnterCriticalSection", 1),
+    kernel32!("TryEnterCriticalSection", 1),
+    kernel32!("LeaveCriticalSection", 1),
+    kernel32!("GetModuleHandleA", 1),
+    kernel32!("GetModuleHandleW", 1),
+    kernel32!("LoadLibraryA", 1),
+    kernel32!("LoadLibraryW", 1),
+    kernel32!("FreeLibrary", 1),
+    kernel32!("GetProcAddress", 2),
+    kernel32!("GetModuleFileNameA", 3),
+    kernel32!("GetLastError", 0),
+    kernel32!("SetLastError", 1),
+    kernel32!("GetStartupInfoA", 1),
+    kernel32!("SetUnhandledExceptionFilter", 1),
+    kernel32!("Sleep", 1),
+    kernel32!("TlsAlloc", 0),
+    kernel32!("TlsFree", 1),
+    kernel32!("TlsGetValue", 1),
+    kernel32!("TlsSetValue", 2),
+    kernel32!("QueryPerformanceCounter", 1),
+    kernel32!("QueryPerformanceFrequency", 1),
+    kernel32!("GetSystemTimeAsFileTime", 1),
+    kernel32!("GetTickCount", 0),
+    kernel32!("GetCurrentProcessId", 0),
+    kernel32!("GetCurrentThreadId", 0),
+    kernel32!("GetCurrentProcess", 0),
+    kernel32!("GetCurrentThread", 0),
+    kernel32!("IsDBCSLeadByteEx", 2),
+    kernel32!("MultiByteToWideChar", 6),
+    kernel32!("WideCharToMultiByte", 8),
+    kernel32!("CreateSemaphoreA", 4),
+    kernel32!("CreateSemaphoreW", 4),
+    kernel32!("ReleaseSemaphore", 3),
+    kernel32!("WaitForSingleObject", 2),
+    kernel32!("CloseHandle", 1),
+    kernel32!("GetVersion", 0),
+    kernel32!("GlobalMemoryStatus", 1),
+    kernel32!("SetConsoleCtrlHandler", 2),
+    kernel32!("GetEnvironmentVariableW", 3),
     // msvcrt (platform/msvcrt_crt.c)
     msvcrt!("_errno"),
     msvcrt!("__doserrno"),
