@@ -594,4 +594,27 @@ mod tests {
         let caller = &program.functions[&GuestAddr(0x1000)];
         assert_eq!(uses.calls_of(caller).indirect, None);
     }
+
+    #[test]
+    fn a_register_read_back_as_part_of_a_wider_load_is_read() {
+        // s spilled next to a constant and read back as one 64-bit value (PowerPC's integer to
+        // double conversion through the stack): a use of s, though it went through a stack slot.
+        let program = callee(
+            "    v0: i32 = get %sp
+    v1: i32 = iconst 0x8
+    v2: i32 = sub v0, v1
+    v3: i32 = get %s
+    store.le ram v2, v3
+    v4: i32 = iconst 0x4
+    v5: i32 = add v2, v4
+    store.le ram v5, v4
+    v6: i64 = load.le ram v2
+    v7: i32 = trunc v6
+    set %a, v7
+    return
+",
+        );
+        let (reads, writes) = call_of(&program, 0x2000, &BTreeMap::new()).expect("a lifted callee");
+        assert_eq!((reads.as_str(), writes.as_str()), ("s,sp", "a"));
+    }
 }

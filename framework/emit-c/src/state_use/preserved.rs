@@ -10,9 +10,11 @@
 //! was saved to. A caller that keeps the word in a C local then keeps its value across the call;
 //! `struct cpu` gets back whatever stale value the callee read from it, which no one reads.
 //!
-//! Addresses are followed symbolically, as a word's entry value plus a constant (the stack
-//! pointer's, in practice), and a save holds on a path until a store to an overlapping address
-//! with a known base. A store through any other pointer is assumed to miss the register save
+//! Addresses are followed symbolically, as the stack pointer's entry value plus a constant (or
+//! that aligned down), and a save holds on a path until a store to an overlapping address with
+//! a known base. Any load that reads part of a save, or reads the stack at a base the save's
+//! cannot be compared with, observes the saved register (an argument spilled to the stack and
+//! read back as part of a double is a use). A store through any other pointer is assumed to miss the register save
 //! area: it belongs to the function, as every compiler's calling convention has it. Only a
 //! program writing into its own callers' saved registers (stack smashing) could tell.
 
@@ -22,6 +24,9 @@ use rpt_ir::verify::reverse_postorder;
 use rpt_ir::{BinaryOp, CallTarget, Function, InstKind, Program, SlotId, SlotLayout, Terminator, Value};
 
 use super::{Bits, Slots, Words, ends_the_program, merge_returns, rounds_by_guest_mode};
+
+/// The low bits an AND must keep for a stack address to stay itself: a frame's worth.
+const KEEPS_FRAME: i64 = 0xf_ffff;
 
 /// What a value is, as far as saves and restores care.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,6 +208,17 @@ pub(super) fn preserved_words(
                         let shift = 64 - bits;
                         Sym::Const(((*imm << shift) as i64) >> shift)
                     }
+                    // An AND that keeps every low bit of a stack address keeps the address: the
+                    // stack lies where the guest's address fold does not move it (PowerPC's
+                    // bit-30 fold of MEM1, where every stack is).
+                    InstKind::Binary {
+                        op: BinaryOp::And,
+                        args,
+                    } if stack_address(get(&sym, args[0])).is_some()
+                        && matches!(get(&sym, args[1]), Sym::Const(c) if c & KEEPS_FRAME == KEEPS_FRAME) =>
+                    {
+                        get(&sym, args[0])
+                    }
                     InstKind::Binary { op, args } => match (op, get(&sym, args[0]), get(&sym, args[1])) {
                         (BinaryOp::Add, a, Sym::Const(c)) | (BinaryOp::Add, Sym::Const(c), a)
                             if a.address().is_some() =>
@@ -232,8 +248,23 @@ pub(super) fn preserved_words(
                         }
                         Sym::Unknown
                     }
-                    InstKind::Load { addr, .. } => {
-                        stack_address(get(&sym, *addr)).map_or(Sym::Unknown, |(base, off)| Sym::Loaded { base, off })
+                    InstKind::Load { ty, addr, .. } => {
+                        let at = stack_address(get(&sym, *addr));
+                        if settled && let Some((base, off)) = at {
+                            // A load that reads part of a save, or a save at a base it cannot be
+                            // compared with, reads the saved register: it is observed. Only a
+                            // load of exactly the save may restore it (and its uses are watched).
+                            let bytes = u64::from(ty.bits().div_ceil(8));
+                            let end = off.wrapping_add(bytes as i64);
+                            for &(w, b, o, n) in &point.saved {
+                                let exact = b == base && o == off && n == bytes;
+                                let apart = b == base && (o.wrapping_add(n as i64) <= off || end <= o);
+                                if !exact && !apart {
+                                    observed.insert(w);
+                                }
+                            }
+                        }
+                        at.map_or(Sym::Unknown, |(base, off)| Sym::Loaded { base, off })
                     }
                     InstKind::Store { addr, value, .. } => {
                         if let Some((base, off)) = stack_address(get(&sym, *addr)) {
