@@ -617,4 +617,26 @@ mod tests {
         let (reads, writes) = call_of(&program, 0x2000, &BTreeMap::new()).expect("a lifted callee");
         assert_eq!((reads.as_str(), writes.as_str()), ("s,sp", "a"));
     }
+
+    #[test]
+    fn a_register_read_through_an_escaped_stack_address_is_read() {
+        // a spilled to the stack, the spill's address stored to memory and a read through what
+        // comes back (PowerPC's varargs save area and va_arg): a is read.
+        let program = callee(
+            "    v0: i32 = get %sp
+    v1: i32 = iconst 0x8
+    v2: i32 = sub v0, v1
+    v3: i32 = get %a
+    store.le ram v2, v3
+    v4: i32 = iconst 0x100
+    store.le ram v4, v2
+    v5: i32 = load.le ram v4
+    v6: i32 = load.le ram v5
+    set %b, v6
+    return
+",
+        );
+        let (reads, writes) = call_of(&program, 0x2000, &BTreeMap::new()).expect("a lifted callee");
+        assert_eq!((reads.as_str(), writes.as_str()), ("a,sp", "b"));
+    }
 }

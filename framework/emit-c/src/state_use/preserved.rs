@@ -94,6 +94,9 @@ struct Point {
     words: Vec<Sym>,
     /// The saves that hold on every path to here.
     saved: BTreeSet<Save>,
+    /// Stack addresses that left the function's sight on some path to here (stored, passed on,
+    /// computed with): code anywhere may read forward from them.
+    escaped: BTreeSet<(Base, i64)>,
 }
 
 impl Point {
@@ -105,7 +108,26 @@ impl Point {
             }
         }
         self.saved.retain(|s| other.saved.contains(s));
+        self.escaped.extend(other.escaped.iter().copied());
         *self != before
+    }
+
+    /// Whether code that got the stack address `base + off` may read the save `(.., b, o, n)`:
+    /// reading forward from the address reaches it, or the two bases cannot be compared.
+    fn reaches(base: Base, off: i64, b: Base, o: i64, n: u64) -> bool {
+        b != base || o.wrapping_add(n as i64) > off
+    }
+
+    /// The stack address `base + off` escapes: every save it may reach is observed.
+    fn escape(&mut self, (base, off): (Base, i64), observed: Option<&mut Bits>) {
+        self.escaped.insert((base, off));
+        if let Some(observed) = observed {
+            for &(w, b, o, n) in &self.saved {
+                if Point::reaches(base, off, b, o, n) {
+                    observed.insert(w);
+                }
+            }
+        }
     }
 
     /// The word whose entry value `sym` is, if it is one (directly or loaded back from its save).
@@ -158,6 +180,7 @@ pub(super) fn preserved_words(
         *first = Some(Point {
             words: (0..n_words).map(|w| Sym::Entry { word: w, off: 0 }).collect(),
             saved: BTreeSet::new(),
+            escaped: BTreeSet::new(),
         });
     }
     let mut sym = vec![Sym::Unknown; func.value_types.len()];
@@ -183,6 +206,25 @@ pub(super) fn preserved_words(
             };
             for inst in &block.insts {
                 let get = |sym: &[Sym], v: Value| sym.get(v.index()).copied().unwrap_or(Sym::Unknown);
+                // Stack addresses an instruction lets out of sight: a stored one, and any operand
+                // but an address, an offset or alignment, a comparison or a slot write (slots
+                // are followed, and checked at calls and returns).
+                let escaping: Vec<Value> = match &inst.kind {
+                    InstKind::Store { value, .. } => vec![*value],
+                    InstKind::Load { .. }
+                    | InstKind::Icmp { .. }
+                    | InstKind::SetSlot { .. }
+                    | InstKind::Binary {
+                        op: BinaryOp::Add | BinaryOp::Sub | BinaryOp::And,
+                        ..
+                    } => Vec::new(),
+                    kind => kind.operands(),
+                };
+                for v in escaping {
+                    if let Some(at) = stack_address(get(&sym, v)) {
+                        point.escape(at, settled.then_some(&mut observed));
+                    }
+                }
                 // Which operands may carry an entry value without observing it.
                 match &inst.kind {
                     InstKind::Store { addr, value, .. } => {
@@ -279,6 +321,14 @@ pub(super) fn preserved_words(
                                 && Base::Entry(word) != base
                                 && program.state.get(SlotId(word as u32)).map(|s| s.ty) == func.value_type(*value)
                             {
+                                if settled
+                                    && point
+                                        .escaped
+                                        .iter()
+                                        .any(|&(b, e)| Point::reaches(b, e, base, off, bytes))
+                                {
+                                    observed.insert(word);
+                                }
                                 point.saved.insert((word, base, off, bytes));
                             }
                         }
@@ -325,6 +375,26 @@ pub(super) fn preserved_words(
             }
             for v in block.term.operands() {
                 watch(&sym, &point, v, false, &mut observed);
+                if let Some(at) = stack_address(sym.get(v.index()).copied().unwrap_or(Sym::Unknown)) {
+                    point.escape(at, settled.then_some(&mut observed));
+                }
+            }
+            // What leaves the function hands on the stack addresses its registers hold, but the
+            // stack pointer's own (a callee reads only its arguments above it).
+            if !matches!(
+                block.term,
+                Terminator::Jump(_) | Terminator::Branch { .. } | Terminator::Switch { .. }
+            ) {
+                let held: Vec<(Base, i64)> = point
+                    .words
+                    .iter()
+                    .enumerate()
+                    .filter(|&(w, _)| Some(w) != stack_pointer.map(|sp| sp.index()))
+                    .filter_map(|(_, &s)| stack_address(s))
+                    .collect();
+                for at in held {
+                    point.escape(at, settled.then_some(&mut observed));
+                }
             }
             // A return path: a word not holding its entry value is not preserved; how each word
             // comes back joins the function's `returns`.
