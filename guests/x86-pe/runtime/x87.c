@@ -133,7 +133,7 @@ static void x87_push(struct cpu *c, struct rpt_f80 v)
 static uint16_t x87_compare(struct cpu *c, const struct rpt_f80 *b, int unordered)
 {
 	if (b && x87_valid(c, 0)) {
-		uint16_t hw = unit_compare(c->fpu_cw, unordered, x87_get(c, 0), *b);
+		uint16_t hw = unit_compare(c->fpu_cw, c->fpu_sw, unordered, x87_get(c, 0), *b);
 		x87_merge(c, hw, 0);
 		c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
 		return hw & (SW_C0 | SW_C2 | SW_C3);
@@ -171,9 +171,9 @@ void rpt_helper_x87_load(struct cpu *restrict c, uint32_t kind, uint64_t lo, uin
 		uint16_t hw = 0;
 		if (kind == X87_KIND_F80) {
 			struct rpt_f80 w = { lo, (uint16_t)hi };
-			hw = unit_load_f80(c->fpu_cw, w, &v);
+			hw = unit_load_f80(c->fpu_cw, c->fpu_sw, w, &v);
 		} else {
-			hw = unit_load(c->fpu_cw, kind, lo, &v);
+			hw = unit_load(c->fpu_cw, c->fpu_sw, kind, lo, &v);
 		}
 		x87_merge(c, hw, 0);
 		x87_push(c, v);
@@ -193,7 +193,7 @@ uint64_t rpt_helper_x87_store(struct cpu *restrict c, uint32_t kind, uint32_t fl
 		c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
 		out = high ? v.se : v.m;
 	} else {
-		uint16_t hw = unit_store(c->fpu_cw, kind, (flags & X87_STORE_TRUNCATE) != 0, x87_get(c, 0), &out);
+		uint16_t hw = unit_store(c->fpu_cw, c->fpu_sw, kind, (flags & X87_STORE_TRUNCATE) != 0, x87_get(c, 0), &out);
 		out &= x87_kind_mask(kind);
 		x87_merge(c, hw, SW_C1);
 	}
@@ -207,7 +207,7 @@ void rpt_helper_x87_arith(struct cpu *restrict c, uint32_t op, uint32_t dst, uin
 {
 	if (x87_valid(c, dst) && x87_valid(c, src)) {
 		struct rpt_f80 r;
-		uint16_t hw = unit_arith(c->fpu_cw, op, x87_get(c, dst), x87_get(c, src), &r);
+		uint16_t hw = unit_arith(c->fpu_cw, c->fpu_sw, op, x87_get(c, dst), x87_get(c, src), &r);
 		x87_merge(c, hw, SW_C1);
 		x87_put(c, dst, r);
 	} else {
@@ -226,7 +226,7 @@ void rpt_helper_x87_arith_mem(struct cpu *restrict c, uint32_t op, uint32_t kind
 		x87_put(c, 0, x87_reg_indefinite);
 	} else {
 		struct rpt_f80 r;
-		uint16_t hw = unit_arith_memory(c->fpu_cw, op, kind, x87_get(c, 0), bits, &r);
+		uint16_t hw = unit_arith_memory(c->fpu_cw, c->fpu_sw, op, kind, x87_get(c, 0), bits, &r);
 		x87_merge(c, hw, SW_C1);
 		x87_put(c, 0, r);
 	}
@@ -237,7 +237,7 @@ void rpt_helper_x87_com_mem(struct cpu *restrict c, uint32_t kind, uint64_t bits
 {
 	uint16_t codes = SW_C0 | SW_C2 | SW_C3;
 	if (x87_valid(c, 0)) {
-		uint16_t hw = unit_compare_memory(c->fpu_cw, kind, x87_get(c, 0), bits);
+		uint16_t hw = unit_compare_memory(c->fpu_cw, c->fpu_sw, kind, x87_get(c, 0), bits);
 		x87_merge(c, hw, 0);
 		c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
 		codes = hw & (SW_C0 | SW_C2 | SW_C3);
@@ -334,7 +334,7 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 	case X87_FRNDINT:
 	case X87_F2XM1:
 		if (x87_valid(c, 0)) {
-			hw = unit_unary(c->fpu_cw, op, x87_get(c, 0), &r, &pushed);
+			hw = unit_unary(c->fpu_cw, c->fpu_sw, op, x87_get(c, 0), &r, &pushed);
 			x87_merge(c, hw, SW_C1);
 			x87_put(c, 0, r);
 		} else {
@@ -345,7 +345,7 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 	case X87_FSIN:
 	case X87_FCOS:
 		if (x87_valid(c, 0)) {
-			hw = unit_unary(c->fpu_cw, op, x87_get(c, 0), &r, &pushed);
+			hw = unit_unary(c->fpu_cw, c->fpu_sw, op, x87_get(c, 0), &r, &pushed);
 			x87_merge(c, hw, SW_C1 | SW_C2);
 			if (!(hw & SW_C2))
 				x87_put(c, 0, r);
@@ -369,7 +369,7 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 			x87_push(c, x87_reg_indefinite);
 		} else {
 			uint16_t codes = op == X87_FXTRACT ? SW_C1 : (SW_C1 | SW_C2);
-			hw = unit_unary(c->fpu_cw, op, x87_get(c, 0), &r, &pushed);
+			hw = unit_unary(c->fpu_cw, c->fpu_sw, op, x87_get(c, 0), &r, &pushed);
 			if ((hw & SW_C2) && op != X87_FXTRACT) {
 				x87_merge(c, hw, codes);
 			} else {
@@ -383,7 +383,7 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 	case X87_FYL2X:
 	case X87_FYL2XP1:
 		if (x87_valid(c, 0) && x87_valid(c, 1)) {
-			hw = unit_binary(c->fpu_cw, op, x87_get(c, 0), x87_get(c, 1), &r);
+			hw = unit_binary(c->fpu_cw, c->fpu_sw, op, x87_get(c, 0), x87_get(c, 1), &r);
 			x87_merge(c, hw, SW_C1);
 			x87_put(c, 1, r);
 		} else {
@@ -396,7 +396,7 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 	case X87_FPREM:
 	case X87_FPREM1:
 		if (x87_valid(c, 0) && x87_valid(c, 1)) {
-			hw = unit_binary(c->fpu_cw, op, x87_get(c, 0), x87_get(c, 1), &r);
+			hw = unit_binary(c->fpu_cw, c->fpu_sw, op, x87_get(c, 0), x87_get(c, 1), &r);
 			/* A NaN remainder leaves C0 and C3 alone (as this CPU does). */
 			uint16_t codes = SW_C0 | SW_C1 | SW_C2 | SW_C3;
 			if (op == X87_FSCALE)
@@ -422,7 +422,7 @@ void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)
 		uint16_t sign = x87_reg_sign(v) ? SW_C1 : 0;
 		uint16_t codes = SW_C0 | SW_C3;
 		if (x87_valid(c, 0)) {
-			hw = unit_unary(c->fpu_cw, X87_FXAM, v, &r, &pushed);
+			hw = unit_unary(c->fpu_cw, c->fpu_sw, X87_FXAM, v, &r, &pushed);
 			codes = hw & (SW_C0 | SW_C2 | SW_C3);
 		}
 		c->fpu_sw = (uint16_t)((c->fpu_sw & ~(SW_C0 | SW_C1 | SW_C2 | SW_C3)) | codes | sign);

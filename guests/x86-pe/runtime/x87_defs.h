@@ -60,6 +60,10 @@
 #define X87_STORE_TRUNCATE 2u
 #define X87_STORE_HIGH 4u
 
+/* Or'd into the kind or operation number of a value form: the quiet form, which computes the value
+ * alone and leaves the status word as it was (x87_values.h says when). */
+#define X87_QUIET 0x100u
+
 #define X87_KIND_F32 0u
 #define X87_KIND_F64 1u
 #define X87_KIND_F80 2u

@@ -56,7 +56,7 @@ static int f64_is_snan(uint64_t bits)
 static struct rpt_f80 unit_to_f80(struct rpt_f80 v)
 {
 	struct rpt_f80 w;
-	exact_load(X87_CW_INIT, X87_KIND_F64, v.m, &w);
+	exact_load(X87_CW_INIT, 0, X87_KIND_F64, v.m, &w);
 	return w;
 }
 
@@ -64,12 +64,13 @@ static struct rpt_f80 unit_to_f80(struct rpt_f80 v)
 static struct rpt_f80 f64_narrow(uint16_t cw, struct rpt_f80 w, uint16_t *hw)
 {
 	struct rpt_f80 v = { 0, 0 };
-	*hw = (uint16_t)(*hw | (exact_store(cw, X87_KIND_F64, 0, w, &v.m) & SW_EXCEPTIONS));
+	*hw = (uint16_t)(*hw | (exact_store(cw, 0, X87_KIND_F64, 0, w, &v.m) & SW_EXCEPTIONS));
 	return v;
 }
 
-static uint16_t unit_load_f80(uint16_t cw, struct rpt_f80 w, struct rpt_f80 *out)
+static uint16_t unit_load_f80(uint16_t cw, uint16_t raised, struct rpt_f80 w, struct rpt_f80 *out)
 {
+	(void)raised;
 	uint16_t hw = 0;
 	*out = f64_narrow(cw, w, &hw);
 	return hw;
@@ -104,8 +105,9 @@ static double f64_round_int(double d, unsigned rc)
 	return i == 0 ? (d < 0 ? -0.0 : 0.0) : (double)i;
 }
 
-static uint16_t unit_load(uint16_t cw, unsigned kind, uint64_t bits, struct rpt_f80 *out)
+static uint16_t unit_load(uint16_t cw, uint16_t raised, unsigned kind, uint64_t bits, struct rpt_f80 *out)
 {
+	(void)raised;
 	switch (kind) {
 	case X87_KIND_F32: {
 		uint32_t b = (uint32_t)bits;
@@ -132,15 +134,16 @@ static uint16_t unit_load(uint16_t cw, unsigned kind, uint64_t bits, struct rpt_
 			return 0;
 		}
 		struct rpt_f80 w;
-		uint16_t hw = exact_load(cw, kind, bits, &w);
+		uint16_t hw = exact_load(cw, raised, kind, bits, &w);
 		*out = f64_narrow(cw, w, &hw);
 		return hw;
 	}
 	}
 }
 
-static uint16_t unit_store(uint16_t cw, unsigned kind, int truncate, struct rpt_f80 v, uint64_t *out)
+static uint16_t unit_store(uint16_t cw, uint16_t raised, unsigned kind, int truncate, struct rpt_f80 v, uint64_t *out)
 {
+	(void)raised;
 	double d = f64_value(v);
 	switch (kind) {
 	case X87_KIND_F32:
@@ -151,7 +154,7 @@ static uint16_t unit_store(uint16_t cw, unsigned kind, int truncate, struct rpt_
 			*out = b;
 			return 0;
 		}
-		return exact_store(cw, kind, truncate, unit_to_f80(v), out);
+		return exact_store(cw, raised, kind, truncate, unit_to_f80(v), out);
 	case X87_KIND_F64:
 		*out = v.m;
 		return 0;
@@ -169,11 +172,12 @@ static uint16_t unit_store(uint16_t cw, unsigned kind, int truncate, struct rpt_
 	}
 }
 
-static uint16_t unit_arith(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *out)
+static uint16_t unit_arith(uint16_t cw, uint16_t raised, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *out)
 {
+	(void)raised;
 	if (X87_RC(cw) != X87_RC_NEAREST) {
 		struct rpt_f80 w;
-		uint16_t hw = exact_arith(X87_CW53(cw), op, unit_to_f80(a), unit_to_f80(b), &w);
+		uint16_t hw = exact_arith(X87_CW53(cw), raised, op, unit_to_f80(a), unit_to_f80(b), &w);
 		*out = f64_narrow(cw, w, &hw);
 		return hw;
 	}
@@ -207,8 +211,9 @@ static uint16_t unit_arith(uint16_t cw, unsigned op, struct rpt_f80 a, struct rp
 	return 0;
 }
 
-static uint16_t unit_compare(uint16_t cw, int unordered, struct rpt_f80 a, struct rpt_f80 b)
+static uint16_t unit_compare(uint16_t cw, uint16_t raised, int unordered, struct rpt_f80 a, struct rpt_f80 b)
 {
+	(void)raised;
 	double x = f64_value(a), y = f64_value(b);
 	(void)cw;
 	if (x > y)
@@ -222,23 +227,26 @@ static uint16_t unit_compare(uint16_t cw, int unordered, struct rpt_f80 a, struc
 	return (uint16_t)(SW_C0 | SW_C2 | SW_C3 | (invalid ? SW_IE : 0));
 }
 
-static uint16_t unit_arith_memory(uint16_t cw, unsigned op, unsigned kind, struct rpt_f80 a, uint64_t bits,
+static uint16_t unit_arith_memory(uint16_t cw, uint16_t raised, unsigned op, unsigned kind, struct rpt_f80 a, uint64_t bits,
 				  struct rpt_f80 *out)
 {
+	(void)raised;
 	struct rpt_f80 b;
-	uint16_t hw = unit_load(cw, kind, bits, &b);
-	return (uint16_t)(hw | unit_arith(cw, op, a, b, out));
+	uint16_t hw = unit_load(cw, raised, kind, bits, &b);
+	return (uint16_t)(hw | unit_arith(cw, raised, op, a, b, out));
 }
 
-static uint16_t unit_compare_memory(uint16_t cw, unsigned kind, struct rpt_f80 a, uint64_t bits)
+static uint16_t unit_compare_memory(uint16_t cw, uint16_t raised, unsigned kind, struct rpt_f80 a, uint64_t bits)
 {
+	(void)raised;
 	struct rpt_f80 b;
-	uint16_t hw = unit_load(cw, kind, bits, &b);
-	return (uint16_t)(hw | unit_compare(cw, 0, a, b));
+	uint16_t hw = unit_load(cw, raised, kind, bits, &b);
+	return (uint16_t)(hw | unit_compare(cw, raised, 0, a, b));
 }
 
-static uint16_t unit_unary(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 *r, struct rpt_f80 *pushed)
+static uint16_t unit_unary(uint16_t cw, uint16_t raised, unsigned op, struct rpt_f80 a, struct rpt_f80 *r, struct rpt_f80 *pushed)
 {
+	(void)raised;
 	double x = f64_value(a);
 	uint64_t exp = (a.m >> 52) & 0x7ffu, frac = a.m & 0x000fffffffffffffull;
 	switch (op) {
@@ -263,7 +271,7 @@ static uint16_t unit_unary(uint16_t cw, unsigned op, struct rpt_f80 a, struct rp
 		*r = f64_reg(f64_round_int(x, X87_RC(cw)));
 		return 0;
 	case X87_FTST:
-		return unit_compare(cw, 0, a, f64_reg(0.0));
+		return unit_compare(cw, raised, 0, a, f64_reg(0.0));
 	case X87_FXAM:
 		/* A double's denormal is a normal number in an 80-bit register, and fxam says so. */
 		if (exp == 0x7ffu)
@@ -273,16 +281,17 @@ static uint16_t unit_unary(uint16_t cw, unsigned op, struct rpt_f80 a, struct rp
 		break;
 	}
 	struct rpt_f80 wr, wp;
-	uint16_t hw = exact_unary(X87_CW53(cw), op, unit_to_f80(a), &wr, &wp);
+	uint16_t hw = exact_unary(X87_CW53(cw), raised, op, unit_to_f80(a), &wr, &wp);
 	*r = f64_narrow(cw, wr, &hw);
 	*pushed = f64_narrow(cw, wp, &hw);
 	return hw;
 }
 
-static uint16_t unit_binary(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *r)
+static uint16_t unit_binary(uint16_t cw, uint16_t raised, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *r)
 {
+	(void)raised;
 	struct rpt_f80 w;
-	uint16_t hw = exact_binary(X87_CW53(cw), op, unit_to_f80(a), unit_to_f80(b), &w);
+	uint16_t hw = exact_binary(X87_CW53(cw), raised, op, unit_to_f80(a), unit_to_f80(b), &w);
 	*r = f64_narrow(cw, w, &hw);
 	return hw;
 }

@@ -35,8 +35,15 @@ X87_ALWAYS_INLINE struct rpt_f80 x87_bits(long double f)
 #define X87_CLOBBERS "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)"
 
 /* Each operation runs its instructions on the host's x87 unit under the guest's control word (all
- * exceptions masked) in one asm statement that begins with fnclex, so that the status word it
- * reads reports this operation's exceptions alone. No fninit is needed around it (an fninit costs
+ * exceptions masked) in one asm statement, and reads the host's status word after them. The
+ * exception flags in it are sticky, so the word may also report exceptions raised before the
+ * statement; those do no harm when the guest's status word already has them (`raised`), since
+ * every caller only ORs the operation's exceptions into the guest's word. So each statement first
+ * reads the host's flags and clears them (fnclex) only when one of them is not in `raised`
+ * (X87_CLEAR_STALE). It rarely has to: once the guest's word has the precision flag, say, the
+ * host's copy of it may stay. fnclex is what it saves: tens of nanoseconds each on the machines
+ * measured, against a few for fnstsw, and once per operation it was most of an x87 program's
+ * time (docs/x87.md, "Stale flags"). No fninit is needed around it (an fninit costs
  * tens of cycles, and one before and one after every operation was most of an x87 program's
  * time): the x86-64 ABI keeps the register stack empty between statements, and the operands and
  * clobbers of each statement say which registers it uses.
@@ -50,23 +57,31 @@ X87_ALWAYS_INLINE struct rpt_f80 x87_bits(long double f)
  * The statements are not volatile: the compiler then knows they touch nothing but their operands
  * (a volatile one, to clang, may touch any memory), keeps guest state it holds in registers across
  * them, and may move or merge them like any pure computation. That is safe because each statement
- * is whole: it sets the guest's control word if that is not the host's, clears the flags,
+ * is whole: it sets the guest's control word if that is not the host's, clears stale flags,
  * computes, reads the status word and restores the host's word, so nothing can come between its
  * parts, and between statements the control word is the same everywhere in generated code.
  *
  * X87_FORM runs INSNS that way; OUTPUTS, INPUTS and CLOBBERS are parenthesised operand lists. */
 #define X87_HOST_CW 0x037fu
+/* Clears the host's exception flags if it holds one the guest's word lacks; uses ax and the
+ * operand X87_STALE (the flags the guest's word lacks), which needs `raised` in scope. */
+#define X87_CLEAR_STALE "fnstsw %%ax\n\ttest %w[stale_], %%ax\n\tjz 1f\n\tfnclex\n1:\n\t"
+#define X87_STALE [stale_] "r"((uint16_t)(~(raised) & SW_EXCEPTIONS))
 #define X87_UNPAREN(...) __VA_ARGS__
 #define X87_FORM(cw_in, INSNS, OUTPUTS, INPUTS, CLOBBERS)                                           \
+	X87_FORM_WITH(cw_in, X87_CLEAR_STALE, INSNS, OUTPUTS, (X87_UNPAREN INPUTS, X87_STALE),       \
+		      (X87_UNPAREN CLOBBERS, "ax"))
+/* X87_FORM with PRE before INSNS and no operand of its own (the quiet forms give "" for PRE). */
+#define X87_FORM_WITH(cw_in, PRE, INSNS, OUTPUTS, INPUTS, CLOBBERS)                                 \
 	do {                                                                                        \
 		uint16_t want_ = (uint16_t)((cw_in) | 0x3fu), host_ = X87_HOST_CW;                  \
 		if (want_ == X87_HOST_CW)                                                           \
-			__asm__("fnclex\n\t" INSNS                                                    \
+			__asm__(PRE INSNS                                                             \
 				: X87_UNPAREN OUTPUTS                                                 \
 				: X87_UNPAREN INPUTS                                                  \
 				: X87_UNPAREN CLOBBERS);                                              \
 		else                                                                                \
-			__asm__("fldcw %[want_]\n\tfnclex\n\t" INSNS "\n\tfldcw %[host_]"             \
+			__asm__("fldcw %[want_]\n\t" PRE INSNS "\n\tfldcw %[host_]"                     \
 					 : X87_UNPAREN OUTPUTS                                      \
 					 : X87_UNPAREN INPUTS, [want_] "m"(want_), [host_] "m"(host_) \
 					 : X87_UNPAREN CLOBBERS);                                   \
@@ -87,17 +102,17 @@ X87_ALWAYS_INLINE struct rpt_f80 x87_bits(long double f)
 		hw = sw_;                                                                           \
 	} while (0)
 
-/* Pushes the value INSN loads from a memory operand holding bits_in into *out (see X87_REG_FORM
+/* Pushes the value INSN loads from a memory operand holding `bits` into *out (see X87_REG_FORM
  * for the slot; a load needs no control word). */
-#define X87_LOAD(INSN, bits_in)                                                                     \
+#define X87_LOAD(INSN)                                                                              \
 	do {                                                                                        \
 		uint16_t sw_;                                                                       \
 		long double r_;                                                                     \
 		(void)cw;                                                                           \
-		__asm__(X87_SLOT_ENTER "mov %[m_], (%%rsp)\n\tfnclex\n\t" INSN " (%%rsp)\n\tfnstsw %%ax" \
+		__asm__(X87_SLOT_ENTER "mov %[m_], (%%rsp)\n\t" X87_CLEAR_STALE INSN " (%%rsp)\n\tfnstsw %%ax" \
 			X87_SLOT_LEAVE                                                              \
-			: "=t"(r_), "=a"(sw_)                                                       \
-			: [m_] "r"((uint64_t)(bits_in))                                             \
+			: "=t"(r_), "=&a"(sw_)                                                      \
+			: [m_] "r"((uint64_t)(bits)), X87_STALE                                  \
 			: "cc");                                                                    \
 		*out = x87_bits(r_);                                                                \
 		return sw_;                                                                         \
@@ -143,17 +158,20 @@ _Static_assert(X87_HOST_CW == 0x37fu, "X87_CW_LEAVE restores the host's control 
  * (%rsp) before (the statement then makes the slot under either word; otherwise only to load a
  * control word). */
 #define X87_REG_FORM(SLOT_IN, INSNS, OUTPUTS, INPUTS)                                               \
+	X87_REG_FORM_WITH(SLOT_IN, X87_CLEAR_STALE, INSNS, OUTPUTS, (X87_UNPAREN INPUTS, X87_STALE))
+/* X87_REG_FORM with PRE before INSNS and no operand of its own (the quiet forms give "" for PRE). */
+#define X87_REG_FORM_WITH(SLOT_IN, PRE, INSNS, OUTPUTS, INPUTS)                                     \
 	do {                                                                                        \
 		uint16_t want_ = (uint16_t)(cw | 0x3fu);                                            \
 		if (want_ == X87_HOST_CW && sizeof(SLOT_IN) == 1)                                   \
-			__asm__("fnclex\n\t" INSNS : X87_UNPAREN OUTPUTS : X87_UNPAREN INPUTS);      \
+			__asm__(PRE INSNS : X87_UNPAREN OUTPUTS : X87_UNPAREN INPUTS);                \
 		else if (want_ == X87_HOST_CW)                                                      \
-			__asm__(X87_SLOT_ENTER SLOT_IN "fnclex\n\t" INSNS X87_SLOT_LEAVE              \
+			__asm__(X87_SLOT_ENTER SLOT_IN PRE INSNS X87_SLOT_LEAVE                       \
 				: X87_UNPAREN OUTPUTS                                                 \
 				: X87_UNPAREN INPUTS                                                  \
 				: "cc");                                                              \
 		else                                                                                \
-			__asm__(X87_SLOT_ENTER SLOT_IN X87_CW_ENTER "fnclex\n\t" INSNS X87_CW_LEAVE    \
+			__asm__(X87_SLOT_ENTER SLOT_IN X87_CW_ENTER PRE INSNS X87_CW_LEAVE              \
 					X87_SLOT_LEAVE                                              \
 				: X87_UNPAREN OUTPUTS                                                 \
 				: X87_UNPAREN INPUTS, [want_] "r"(want_)                              \
@@ -165,7 +183,7 @@ _Static_assert(X87_HOST_CW == 0x37fu, "X87_CW_LEAVE restores the host's control 
 	do {                                                                                        \
 		uint16_t sw_;                                                                       \
 		long double r_;                                                                     \
-		X87_REG_FORM("", INSN "\n\tfnstsw %%ax", ("=t"(r_), "=a"(sw_)),                      \
+		X87_REG_FORM("", INSN "\n\tfnstsw %%ax", ("=t"(r_), "=&a"(sw_)),                     \
 			     ("0"(x87_ld(a)), "u"(x87_ld(b))));                                     \
 		*out = x87_bits(r_);                                                                \
 		return sw_;                                                                         \
@@ -176,7 +194,9 @@ _Static_assert(X87_HOST_CW == 0x37fu, "X87_CW_LEAVE restores the host's control 
 	do {                                                                                        \
 		uint16_t sw_;                                                                       \
 		(void)cw;                                                                           \
-		__asm__("fnclex\n\t" INSN "\n\tfnstsw %%ax" : "=a"(sw_) : "t"(x87_ld(a)), "u"(x87_ld(b))); \
+		__asm__(X87_CLEAR_STALE INSN "\n\tfnstsw %%ax"                                    \
+			: "=&a"(sw_)                                                                \
+			: "t"(x87_ld(a)), "u"(x87_ld(b)), X87_STALE);                               \
 		return sw_;                                                                         \
 	} while (0)
 
@@ -186,45 +206,99 @@ _Static_assert(X87_HOST_CW == 0x37fu, "X87_CW_LEAVE restores the host's control 
 		uint16_t sw_;                                                                       \
 		long double r_;                                                                     \
 		X87_REG_FORM("mov %[m_], (%%rsp)\n\t", INSN " (%%rsp)\n\tfnstsw %%ax",                \
-			     ("=t"(r_), "=a"(sw_)), ("0"(x87_ld(a)), [m_] "r"(bits)));              \
+			     ("=t"(r_), "=&a"(sw_)), ("0"(x87_ld(a)), [m_] "r"(bits)));             \
 		*out = x87_bits(r_);                                                                \
 		return sw_;                                                                         \
 	} while (0)
 
+/* The instruction of each operand kind, operation and store, handed to FORM (a statement that
+ * returns): the full forms and the quiet ones share these tables. A load or a memory-operand form
+ * switches on `kind`, arithmetic on `op`, a store on `kind` and `truncate`. */
+#define X87_LOAD_TABLE(FORM)            \
+	switch (kind) {                 \
+	case X87_KIND_F32:              \
+		FORM("flds");           \
+	case X87_KIND_F64:              \
+		FORM("fldl");           \
+	case X87_KIND_I16:              \
+		FORM("filds");          \
+	case X87_KIND_I32:              \
+		FORM("fildl");          \
+	default:                        \
+		FORM("fildll");         \
+	}
+#define X87_STORE_TABLE(FORM)                                  \
+	switch (kind * 2u + (truncate ? 1u : 0u)) {            \
+	case X87_KIND_F32 * 2u:                                \
+	case X87_KIND_F32 * 2u + 1u:                           \
+		FORM("fstps");                                 \
+	case X87_KIND_F64 * 2u:                                \
+	case X87_KIND_F64 * 2u + 1u:                           \
+		FORM("fstpl");                                 \
+	case X87_KIND_I16 * 2u:                                \
+		FORM("fistps");                                \
+	case X87_KIND_I32 * 2u:                                \
+		FORM("fistpl");                                \
+	case X87_KIND_I64 * 2u:                                \
+		FORM("fistpll");                               \
+	case X87_KIND_I16 * 2u + 1u:                           \
+		FORM("fisttps");                               \
+	case X87_KIND_I32 * 2u + 1u:                           \
+		FORM("fisttpl");                               \
+	default:                                               \
+		FORM("fisttpll");                              \
+	}
+#define X87_ARITH_TABLE(FORM)                   \
+	switch (op) {                           \
+	case X87_ADD:                           \
+		FORM("fadd %%st(1), %%st");     \
+	case X87_MUL:                           \
+		FORM("fmul %%st(1), %%st");     \
+	case X87_SUB:                           \
+		FORM("fsub %%st(1), %%st");     \
+	case X87_SUBR:                          \
+		FORM("fsubr %%st(1), %%st");    \
+	case X87_DIV:                           \
+		FORM("fdiv %%st(1), %%st");     \
+	default:                                \
+		FORM("fdivr %%st(1), %%st");    \
+	}
+#define X87_MEM_KINDS(FORM, F32, F64, I16, I32) \
+	switch (kind) {                         \
+	case X87_KIND_F32:                      \
+		FORM(F32);                      \
+	case X87_KIND_F64:                      \
+		FORM(F64);                      \
+	case X87_KIND_I16:                      \
+		FORM(I16);                      \
+	default:                                \
+		FORM(I32);                      \
+	}
+#define X87_MEM_TABLE(FORM)                                                      \
+	switch (op) {                                                            \
+	case X87_ADD:                                                            \
+		X87_MEM_KINDS(FORM, "fadds", "faddl", "fiadds", "fiaddl");       \
+	case X87_MUL:                                                            \
+		X87_MEM_KINDS(FORM, "fmuls", "fmull", "fimuls", "fimull");       \
+	case X87_SUB:                                                            \
+		X87_MEM_KINDS(FORM, "fsubs", "fsubl", "fisubs", "fisubl");       \
+	case X87_SUBR:                                                           \
+		X87_MEM_KINDS(FORM, "fsubrs", "fsubrl", "fisubrs", "fisubrl");   \
+	case X87_DIV:                                                            \
+		X87_MEM_KINDS(FORM, "fdivs", "fdivl", "fidivs", "fidivl");       \
+	default:                                                                 \
+		X87_MEM_KINDS(FORM, "fdivrs", "fdivrl", "fidivrs", "fidivrl");   \
+	}
+
 /* The memory forms run as themselves: they flag a denormal operand only where the one
  * instruction does (not next to a NaN or an infinity, for one). */
-X87_ALWAYS_INLINE uint16_t unit_arith_memory(uint16_t cw, unsigned op, unsigned kind, struct rpt_f80 a, uint64_t bits,
+X87_ALWAYS_INLINE uint16_t unit_arith_memory(uint16_t cw, uint16_t raised, unsigned op, unsigned kind, struct rpt_f80 a, uint64_t bits,
 				  struct rpt_f80 *out)
 {
-#define X87_MEM_FORMS(F32, F64, I16, I32)   \
-	switch (kind) {                     \
-	case X87_KIND_F32:                  \
-		X87_MEM(F32);               \
-	case X87_KIND_F64:                  \
-		X87_MEM(F64);               \
-	case X87_KIND_I16:                  \
-		X87_MEM(I16);               \
-	default:                            \
-		X87_MEM(I32);               \
-	}
-	switch (op) {
-	case X87_ADD:
-		X87_MEM_FORMS("fadds", "faddl", "fiadds", "fiaddl");
-	case X87_MUL:
-		X87_MEM_FORMS("fmuls", "fmull", "fimuls", "fimull");
-	case X87_SUB:
-		X87_MEM_FORMS("fsubs", "fsubl", "fisubs", "fisubl");
-	case X87_SUBR:
-		X87_MEM_FORMS("fsubrs", "fsubrl", "fisubrs", "fisubrl");
-	case X87_DIV:
-		X87_MEM_FORMS("fdivs", "fdivl", "fidivs", "fidivl");
-	default:
-		X87_MEM_FORMS("fdivrs", "fdivrl", "fidivrs", "fidivrl");
-	}
-#undef X87_MEM_FORMS
+	X87_MEM_TABLE(X87_MEM);
 }
 
-X87_ALWAYS_INLINE uint16_t unit_compare_memory(uint16_t cw, unsigned kind, struct rpt_f80 a, uint64_t bits)
+X87_ALWAYS_INLINE uint16_t unit_compare_memory(uint16_t cw, uint16_t raised, unsigned kind, struct rpt_f80 a, uint64_t bits)
 {
 	struct rpt_f80 junk, *out = &junk;
 	switch (kind) {
@@ -239,65 +313,22 @@ X87_ALWAYS_INLINE uint16_t unit_compare_memory(uint16_t cw, unsigned kind, struc
 	}
 }
 
-X87_ALWAYS_INLINE uint16_t unit_load(uint16_t cw, unsigned kind, uint64_t bits, struct rpt_f80 *out)
+X87_ALWAYS_INLINE uint16_t unit_load(uint16_t cw, uint16_t raised, unsigned kind, uint64_t bits, struct rpt_f80 *out)
 {
-	switch (kind) {
-	case X87_KIND_F32:
-		X87_LOAD("flds", bits);
-	case X87_KIND_F64:
-		X87_LOAD("fldl", bits);
-	case X87_KIND_I16:
-		X87_LOAD("filds", bits);
-	case X87_KIND_I32:
-		X87_LOAD("fildl", bits);
-	default:
-		X87_LOAD("fildll", bits);
-	}
+	X87_LOAD_TABLE(X87_LOAD);
 }
 
-X87_ALWAYS_INLINE uint16_t unit_store(uint16_t cw, unsigned kind, int truncate, struct rpt_f80 v, uint64_t *out)
+X87_ALWAYS_INLINE uint16_t unit_store(uint16_t cw, uint16_t raised, unsigned kind, int truncate, struct rpt_f80 v, uint64_t *out)
 {
-	switch (kind * 2u + (truncate ? 1u : 0u)) {
-	case X87_KIND_F32 * 2u:
-	case X87_KIND_F32 * 2u + 1u:
-		X87_STORE("fstps");
-	case X87_KIND_F64 * 2u:
-	case X87_KIND_F64 * 2u + 1u:
-		X87_STORE("fstpl");
-	case X87_KIND_I16 * 2u:
-		X87_STORE("fistps");
-	case X87_KIND_I32 * 2u:
-		X87_STORE("fistpl");
-	case X87_KIND_I64 * 2u:
-		X87_STORE("fistpll");
-	case X87_KIND_I16 * 2u + 1u:
-		X87_STORE("fisttps");
-	case X87_KIND_I32 * 2u + 1u:
-		X87_STORE("fisttpl");
-	default:
-		X87_STORE("fisttpll");
-	}
+	X87_STORE_TABLE(X87_STORE);
 }
 
-X87_ALWAYS_INLINE uint16_t unit_arith(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *out)
+X87_ALWAYS_INLINE uint16_t unit_arith(uint16_t cw, uint16_t raised, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *out)
 {
-	switch (op) {
-	case X87_ADD:
-		X87_ARITH("fadd %%st(1), %%st");
-	case X87_MUL:
-		X87_ARITH("fmul %%st(1), %%st");
-	case X87_SUB:
-		X87_ARITH("fsub %%st(1), %%st");
-	case X87_SUBR:
-		X87_ARITH("fsubr %%st(1), %%st");
-	case X87_DIV:
-		X87_ARITH("fdiv %%st(1), %%st");
-	default:
-		X87_ARITH("fdivr %%st(1), %%st");
-	}
+	X87_ARITH_TABLE(X87_ARITH);
 }
 
-X87_ALWAYS_INLINE uint16_t unit_compare(uint16_t cw, int unordered, struct rpt_f80 a, struct rpt_f80 b)
+X87_ALWAYS_INLINE uint16_t unit_compare(uint16_t cw, uint16_t raised, int unordered, struct rpt_f80 a, struct rpt_f80 b)
 {
 	if (unordered)
 		X87_COMPARE("fucom %%st(1)");
@@ -305,7 +336,7 @@ X87_ALWAYS_INLINE uint16_t unit_compare(uint16_t cw, int unordered, struct rpt_f
 }
 
 /* For fptan, fsincos and fxtract *r replaces st(0) and *pushed is pushed. */
-X87_ALWAYS_INLINE uint16_t unit_unary(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 *r, struct rpt_f80 *pushed)
+X87_ALWAYS_INLINE uint16_t unit_unary(uint16_t cw, uint16_t raised, unsigned op, struct rpt_f80 a, struct rpt_f80 *r, struct rpt_f80 *pushed)
 {
 	uint16_t hw;
 	struct rpt_f80 z = x87_zero;
@@ -351,7 +382,7 @@ X87_ALWAYS_INLINE uint16_t unit_unary(uint16_t cw, unsigned op, struct rpt_f80 a
 }
 
 /* fscale/fprem/fprem1: the new st(0); fpatan/fyl2x/fyl2xp1: the new st(1). */
-X87_ALWAYS_INLINE uint16_t unit_binary(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *r)
+X87_ALWAYS_INLINE uint16_t unit_binary(uint16_t cw, uint16_t raised, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *r)
 {
 	struct rpt_f80 junk;
 	uint16_t hw;
@@ -412,6 +443,71 @@ X87_ALWAYS_INLINE struct rpt_f80 unit_constant(uint16_t cw, unsigned op)
 	default:
 		X87_CONSTANT("fldln2");
 	}
+}
+
+/* The quiet forms (x87_values.h): the instruction alone, its status word left unread. Reading it
+ * (fnstsw) waits for the instruction to finish, which serialises a chain of x87 operations that the
+ * host would otherwise overlap. */
+#define X87_UNIT_QUIET 1
+
+X87_ALWAYS_INLINE void unit_load_quiet(uint16_t cw, unsigned kind, uint64_t bits, struct rpt_f80 *out)
+{
+#define X87_LOAD_QUIET(INSN)                                                                        \
+	do {                                                                                        \
+		long double r_;                                                                     \
+		__asm__(X87_SLOT_ENTER "mov %[m_], (%%rsp)\n\t" INSN " (%%rsp)" X87_SLOT_LEAVE         \
+			: "=t"(r_)                                                                  \
+			: [m_] "r"(bits)                                                            \
+			: "cc");                                                                    \
+		*out = x87_bits(r_);                                                                \
+		return;                                                                             \
+	} while (0)
+	(void)cw;
+	X87_LOAD_TABLE(X87_LOAD_QUIET);
+#undef X87_LOAD_QUIET
+}
+
+X87_ALWAYS_INLINE void unit_store_quiet(uint16_t cw, unsigned kind, int truncate, struct rpt_f80 v, uint64_t *out)
+{
+#define X87_STORE_QUIET(INSN)                                                                       \
+	do {                                                                                        \
+		uint64_t m_ = 0;                                                                    \
+		long double a_ = x87_ld(v);                                                         \
+		X87_FORM_WITH(cw, "", "fldt %[a]\n\t" INSN " %[m]", ([m] "+m"(m_)), ([a] "m"(a_)),   \
+			      (X87_CLOBBERS));                                                      \
+		*out = m_;                                                                          \
+		return;                                                                             \
+	} while (0)
+	X87_STORE_TABLE(X87_STORE_QUIET);
+#undef X87_STORE_QUIET
+}
+
+X87_ALWAYS_INLINE void unit_arith_quiet(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *out)
+{
+#define X87_ARITH_QUIET(INSN)                                                                       \
+	do {                                                                                        \
+		long double r_;                                                                     \
+		X87_REG_FORM_WITH("", "", INSN, ("=t"(r_)), ("0"(x87_ld(a)), "u"(x87_ld(b))));        \
+		*out = x87_bits(r_);                                                                \
+		return;                                                                             \
+	} while (0)
+	X87_ARITH_TABLE(X87_ARITH_QUIET);
+#undef X87_ARITH_QUIET
+}
+
+X87_ALWAYS_INLINE void unit_arith_memory_quiet(uint16_t cw, unsigned op, unsigned kind, struct rpt_f80 a, uint64_t bits,
+					       struct rpt_f80 *out)
+{
+#define X87_MEM_QUIET(INSN)                                                                         \
+	do {                                                                                        \
+		long double r_;                                                                     \
+		X87_REG_FORM_WITH("mov %[m_], (%%rsp)\n\t", "", INSN " (%%rsp)", ("=t"(r_)),          \
+				  ("0"(x87_ld(a)), [m_] "r"(bits)));                                \
+		*out = x87_bits(r_);                                                                \
+		return;                                                                             \
+	} while (0)
+	X87_MEM_TABLE(X87_MEM_QUIET);
+#undef X87_MEM_QUIET
 }
 
 #endif /* RPT_X87_HOST_H */

@@ -268,8 +268,9 @@ static uint64_t x87_to_ieee(struct rpt_f80 v, int frac_bits, int exp_bits, uint1
 	return sign | ((uint64_t)(exp + bias) << frac_bits) | ((m << 1) >> (64 - frac_bits));
 }
 
-static uint16_t unit_load(uint16_t cw, unsigned kind, uint64_t bits, struct rpt_f80 *out)
+static uint16_t unit_load(uint16_t cw, uint16_t raised, unsigned kind, uint64_t bits, struct rpt_f80 *out)
 {
+	(void)raised;
 	uint16_t flags = 0;
 	(void)cw;
 	switch (kind) {
@@ -321,8 +322,9 @@ static x87_u128 x87_to_integer(struct x87_val u, unsigned rc, int *inexact, int 
 	return kept + (unsigned)*up;
 }
 
-static uint16_t unit_store(uint16_t cw, unsigned kind, int truncate, struct rpt_f80 v, uint64_t *out)
+static uint16_t unit_store(uint16_t cw, uint16_t raised, unsigned kind, int truncate, struct rpt_f80 v, uint64_t *out)
 {
+	(void)raised;
 	uint16_t flags = 0;
 	if (kind == X87_KIND_F32) {
 		*out = x87_to_ieee(v, 23, 8, cw, &flags);
@@ -355,8 +357,9 @@ static uint16_t unit_store(uint16_t cw, unsigned kind, int truncate, struct rpt_
 	return flags;
 }
 
-static uint16_t unit_arith(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *out)
+static uint16_t unit_arith(uint16_t cw, uint16_t raised, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *out)
 {
+	(void)raised;
 	uint16_t flags = 0;
 	struct x87_val x = x87_unpack(a), y = x87_unpack(b);
 	if (x.cls == X87_NAN || y.cls == X87_NAN) {
@@ -458,16 +461,17 @@ static uint16_t unit_arith(uint16_t cw, unsigned op, struct rpt_f80 a, struct rp
 	return flags;
 }
 
-static uint16_t unit_compare(uint16_t cw, int unordered, struct rpt_f80 a, struct rpt_f80 b);
+static uint16_t unit_compare(uint16_t cw, uint16_t raised, int unordered, struct rpt_f80 a, struct rpt_f80 b);
 
 /* A memory operand's denormal is not flagged next to a NaN st(0) (as this CPU does), in an
  * arithmetic operation or a compare alike; next to an infinity it is. The operation itself flags
  * the rest. */
-static uint16_t unit_arith_memory(uint16_t cw, unsigned op, unsigned kind, struct rpt_f80 a, uint64_t bits,
+static uint16_t unit_arith_memory(uint16_t cw, uint16_t raised, unsigned op, unsigned kind, struct rpt_f80 a, uint64_t bits,
 				  struct rpt_f80 *out)
 {
+	(void)raised;
 	struct rpt_f80 b;
-	uint16_t flags = unit_load(cw, kind, bits, &b);
+	uint16_t flags = unit_load(cw, raised, kind, bits, &b);
 	if ((a.se & 0x7fff) == 0x7fff && (a.m << 1))
 		flags &= (uint16_t)~SW_DE;
 	/* A signalling NaN operand takes part as one: against a quiet NaN in st(0) the quiet one is
@@ -476,24 +480,26 @@ static uint16_t unit_arith_memory(uint16_t cw, unsigned op, unsigned kind, struc
 		b.m &= ~0x4000000000000000ull;
 		flags &= (uint16_t)~SW_IE;
 	}
-	uint16_t op_flags = unit_arith(cw, op, a, b, out);
+	uint16_t op_flags = unit_arith(cw, raised, op, a, b, out);
 	/* A division by zero flags ZE alone. */
 	if (op_flags & SW_ZE)
 		flags &= (uint16_t)~SW_DE;
 	return (uint16_t)(flags | op_flags);
 }
 
-static uint16_t unit_compare_memory(uint16_t cw, unsigned kind, struct rpt_f80 a, uint64_t bits)
+static uint16_t unit_compare_memory(uint16_t cw, uint16_t raised, unsigned kind, struct rpt_f80 a, uint64_t bits)
 {
+	(void)raised;
 	struct rpt_f80 b;
-	uint16_t flags = unit_load(cw, kind, bits, &b);
+	uint16_t flags = unit_load(cw, raised, kind, bits, &b);
 	if ((a.se & 0x7fff) == 0x7fff && (a.m << 1))
 		flags &= (uint16_t)~SW_DE;
-	return (uint16_t)(flags | unit_compare(cw, 0, a, b));
+	return (uint16_t)(flags | unit_compare(cw, raised, 0, a, b));
 }
 
-static uint16_t unit_compare(uint16_t cw, int unordered, struct rpt_f80 a, struct rpt_f80 b)
+static uint16_t unit_compare(uint16_t cw, uint16_t raised, int unordered, struct rpt_f80 a, struct rpt_f80 b)
 {
+	(void)raised;
 	(void)cw;
 	struct x87_val x = x87_unpack(a), y = x87_unpack(b);
 	uint16_t flags = 0;
@@ -550,8 +556,9 @@ static uint16_t x87_xam(struct rpt_f80 a)
 
 #include "x87_soft_transcendental.h"
 
-static uint16_t unit_unary(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 *r, struct rpt_f80 *pushed)
+static uint16_t unit_unary(uint16_t cw, uint16_t raised, unsigned op, struct rpt_f80 a, struct rpt_f80 *r, struct rpt_f80 *pushed)
 {
+	(void)raised;
 	uint16_t flags = 0;
 	struct x87_val u = x87_unpack(a);
 	*pushed = x87_zero;
@@ -565,7 +572,7 @@ static uint16_t unit_unary(uint16_t cw, unsigned op, struct rpt_f80 a, struct rp
 		r->se &= 0x7fffu;
 		return 0;
 	case X87_FTST:
-		return unit_compare(cw, 0, a, x87_zero);
+		return unit_compare(cw, raised, 0, a, x87_zero);
 	case X87_FXAM:
 		return x87_xam(a);
 	case X87_FSQRT:
@@ -738,8 +745,9 @@ static uint16_t x87_prem(int nearest, struct rpt_f80 a, struct rpt_f80 b, struct
 	return flags;
 }
 
-static uint16_t unit_binary(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *r)
+static uint16_t unit_binary(uint16_t cw, uint16_t raised, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *r)
 {
+	(void)raised;
 	uint16_t flags = 0;
 	if (op == X87_FPREM || op == X87_FPREM1)
 		return x87_prem(op == X87_FPREM1, a, b, r);

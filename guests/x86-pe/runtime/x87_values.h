@@ -34,8 +34,9 @@ X87_ALWAYS_INLINE struct rpt_f80 unit_to_f80(struct rpt_f80 v)
 	return v;
 }
 
-X87_ALWAYS_INLINE uint16_t unit_load_f80(uint16_t cw, struct rpt_f80 w, struct rpt_f80 *out)
+X87_ALWAYS_INLINE uint16_t unit_load_f80(uint16_t cw, uint16_t raised, struct rpt_f80 w, struct rpt_f80 *out)
 {
+	(void)raised;
 	(void)cw;
 	*out = w;
 	return 0;
@@ -89,11 +90,50 @@ X87_ALWAYS_INLINE struct rpt_f80 x87_value(uint64_t m, uint32_t e)
 	return v;
 }
 
+/* The quiet forms. When nothing in a program can read the x87 status word (no fnstsw anywhere in
+ * its lifted code, no call of code that might; passes/x87-regions decides, see its README), the
+ * exception flags and C1 that an operation would record are dead, and the x87-regions pass asks for
+ * these forms by setting X87_QUIET in the kind or operation number. They compute the same value under
+ * the same control word and leave the status word alone. A unit can define them itself
+ * (X87_UNIT_QUIET: the host unit's run the instruction without reading its status word, which
+ * waits for the instruction to finish); otherwise they are the full operation with its status
+ * discarded. */
+#ifndef X87_UNIT_QUIET
+X87_ALWAYS_INLINE void unit_load_quiet(uint16_t cw, unsigned kind, uint64_t bits, struct rpt_f80 *out)
+{
+	(void)unit_load(cw, 0, kind, bits, out);
+}
+
+X87_ALWAYS_INLINE void unit_store_quiet(uint16_t cw, unsigned kind, int truncate, struct rpt_f80 v, uint64_t *out)
+{
+	(void)unit_store(cw, 0, kind, truncate, v, out);
+}
+
+X87_ALWAYS_INLINE void unit_arith_quiet(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *out)
+{
+	(void)unit_arith(cw, 0, op, a, b, out);
+}
+
+X87_ALWAYS_INLINE void unit_arith_memory_quiet(uint16_t cw, unsigned op, unsigned kind, struct rpt_f80 a, uint64_t bits,
+					       struct rpt_f80 *out)
+{
+	(void)unit_arith_memory(cw, 0, op, kind, a, bits, out);
+}
+#endif
+
 X87_ALWAYS_INLINE uint64_t x87_vload_cw(struct cpu *restrict c, uint16_t cw, uint32_t kind, uint64_t lo, uint32_t hi)
 {
 	struct rpt_f80 v;
-	uint16_t hw = kind == X87_KIND_F80 ? unit_load_f80(cw, x87_value(lo, hi), &v)
-					   : unit_load(cw, kind, lo, &v);
+	if (kind & X87_QUIET) {
+		kind &= ~X87_QUIET;
+		if (kind == X87_KIND_F80)
+			(void)unit_load_f80(cw, 0, x87_value(lo, hi), &v);
+		else
+			unit_load_quiet(cw, kind, lo, &v);
+		return x87_result(c, v);
+	}
+	uint16_t hw = kind == X87_KIND_F80 ? unit_load_f80(cw, c->fpu_sw, x87_value(lo, hi), &v)
+					   : unit_load(cw, c->fpu_sw, kind, lo, &v);
 	x87_merge(c, hw, 0);
 	c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
 	x87_summary_cw(c, cw);
@@ -103,12 +143,21 @@ X87_ALWAYS_INLINE uint64_t x87_vload_cw(struct cpu *restrict c, uint16_t cw, uin
 X87_ALWAYS_INLINE uint64_t x87_vstore_cw(struct cpu *restrict c, uint16_t cw, uint32_t kind, uint32_t flags, uint64_t am, uint32_t ae)
 {
 	uint64_t out;
+	if (kind & X87_QUIET) {
+		kind &= ~X87_QUIET;
+		if (kind == X87_KIND_F80) {
+			struct rpt_f80 v = unit_to_f80(x87_value(am, ae));
+			return (flags & X87_STORE_HIGH) ? v.se : v.m;
+		}
+		unit_store_quiet(cw, kind, (flags & X87_STORE_TRUNCATE) != 0, x87_value(am, ae), &out);
+		return out & x87_kind_mask(kind);
+	}
 	if (kind == X87_KIND_F80) {
 		struct rpt_f80 v = unit_to_f80(x87_value(am, ae));
 		c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
 		out = (flags & X87_STORE_HIGH) ? v.se : v.m;
 	} else {
-		uint16_t hw = unit_store(cw, kind, (flags & X87_STORE_TRUNCATE) != 0, x87_value(am, ae), &out);
+		uint16_t hw = unit_store(cw, c->fpu_sw, kind, (flags & X87_STORE_TRUNCATE) != 0, x87_value(am, ae), &out);
 		out &= x87_kind_mask(kind);
 		x87_merge(c, hw, SW_C1);
 	}
@@ -119,7 +168,11 @@ X87_ALWAYS_INLINE uint64_t x87_vstore_cw(struct cpu *restrict c, uint16_t cw, ui
 X87_ALWAYS_INLINE uint64_t x87_varith_cw(struct cpu *restrict c, uint16_t cw, uint32_t op, uint64_t am, uint32_t ae, uint64_t bm, uint32_t be)
 {
 	struct rpt_f80 r;
-	uint16_t hw = unit_arith(cw, op, x87_value(am, ae), x87_value(bm, be), &r);
+	if (op & X87_QUIET) {
+		unit_arith_quiet(cw, op & ~X87_QUIET, x87_value(am, ae), x87_value(bm, be), &r);
+		return x87_result(c, r);
+	}
+	uint16_t hw = unit_arith(cw, c->fpu_sw, op, x87_value(am, ae), x87_value(bm, be), &r);
 	x87_merge(c, hw, SW_C1);
 	x87_summary_cw(c, cw);
 	return x87_result(c, r);
@@ -129,7 +182,11 @@ X87_ALWAYS_INLINE uint64_t x87_varith_mem_cw(struct cpu *restrict c, uint16_t cw
 				   uint64_t bits)
 {
 	struct rpt_f80 r;
-	uint16_t hw = unit_arith_memory(cw, op, kind, x87_value(am, ae), bits, &r);
+	if (op & X87_QUIET) {
+		unit_arith_memory_quiet(cw, op & ~X87_QUIET, kind, x87_value(am, ae), bits, &r);
+		return x87_result(c, r);
+	}
+	uint16_t hw = unit_arith_memory(cw, c->fpu_sw, op, kind, x87_value(am, ae), bits, &r);
 	x87_merge(c, hw, SW_C1);
 	x87_summary_cw(c, cw);
 	return x87_result(c, r);
@@ -140,7 +197,7 @@ X87_ALWAYS_INLINE uint32_t x87_vcom_cw(struct cpu *restrict c, uint16_t cw, uint
 	unsigned k = which - X87_FCOM;
 	int unordered = (k & 2u) != 0, to_eflags = (k & 4u) != 0;
 	uint16_t c1 = c->fpu_sw & SW_C1;
-	uint16_t hw = unit_compare(cw, unordered, x87_value(am, ae), x87_value(bm, be));
+	uint16_t hw = unit_compare(cw, c->fpu_sw, unordered, x87_value(am, ae), x87_value(bm, be));
 	uint16_t codes = hw & (SW_C0 | SW_C2 | SW_C3);
 	x87_merge(c, hw, 0);
 	/* fcomi leaves C1 alone (see x87_reg); fcom clears it and sets the condition codes. */
@@ -153,7 +210,7 @@ X87_ALWAYS_INLINE uint32_t x87_vcom_cw(struct cpu *restrict c, uint16_t cw, uint
 
 X87_ALWAYS_INLINE uint32_t x87_vcom_mem_cw(struct cpu *restrict c, uint16_t cw, uint32_t kind, uint64_t am, uint32_t ae, uint64_t bits)
 {
-	uint16_t hw = unit_compare_memory(cw, kind, x87_value(am, ae), bits);
+	uint16_t hw = unit_compare_memory(cw, c->fpu_sw, kind, x87_value(am, ae), bits);
 	uint16_t codes = hw & (SW_C0 | SW_C2 | SW_C3);
 	x87_merge(c, hw, 0);
 	c->fpu_sw = (uint16_t)(c->fpu_sw & ~SW_C1);
@@ -165,7 +222,11 @@ X87_ALWAYS_INLINE uint32_t x87_vcom_mem_cw(struct cpu *restrict c, uint16_t cw, 
 X87_ALWAYS_INLINE uint64_t x87_vunary_cw(struct cpu *restrict c, uint16_t cw, uint32_t op, uint64_t am, uint32_t ae)
 {
 	struct rpt_f80 r, pushed;
-	uint16_t hw = unit_unary(cw, op, x87_value(am, ae), &r, &pushed);
+	if (op & X87_QUIET) {
+		(void)unit_unary(cw, 0, op & ~X87_QUIET, x87_value(am, ae), &r, &pushed);
+		return x87_result(c, r);
+	}
+	uint16_t hw = unit_unary(cw, c->fpu_sw, op, x87_value(am, ae), &r, &pushed);
 	x87_merge(c, hw, SW_C1);
 	x87_summary_cw(c, cw);
 	return x87_result(c, r);

@@ -170,6 +170,11 @@ pub mod op {
     pub const STORE_TRUNCATE: u32 = 2;
     /// `x87_store` flags: return the sign-and-exponent word of an f80 store instead of the significand.
     pub const STORE_HIGH: u32 = 4;
+
+    /// Or'd into the kind or operation number of a value form (`x87_vload`, `x87_vstore`,
+    /// `x87_varith`, `x87_varith_mem`, `x87_vunary`): compute the value alone and leave the status
+    /// word as it was, for programs in which nothing reads it (passes/x87-regions decides).
+    pub const QUIET: u32 = 0x100;
 }
 
 /// Helper names.
@@ -445,6 +450,7 @@ mod tests {
             ("STORE_POP", op::STORE_POP),
             ("STORE_TRUNCATE", op::STORE_TRUNCATE),
             ("STORE_HIGH", op::STORE_HIGH),
+            ("QUIET", op::QUIET),
             ("KIND_F32", Kind::F32 as u32),
             ("KIND_F64", Kind::F64 as u32),
             ("KIND_F80", Kind::F80 as u32),

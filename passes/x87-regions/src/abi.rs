@@ -32,6 +32,9 @@ const STORE_HIGH: u32 = 4;
 const KIND_F80: u32 = 2;
 /// The largest operand kind (i64).
 const KIND_LAST: u32 = 5;
+/// Or'd into a value form's kind or operation number: the quiet form, which leaves the status word
+/// alone (for programs in which nothing reads it).
+pub const QUIET: u32 = 0x100;
 
 /// Status-word bits the pass writes itself.
 pub mod sw {

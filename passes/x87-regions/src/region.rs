@@ -29,6 +29,10 @@ use rpt_ir::{
 
 use crate::abi::{Op, Unit, helper, sw};
 
+mod loops;
+
+pub use loops::run as run_loops;
+
 /// Fewer x87 instructions than this stay as they are: the guard and write-back would cost
 /// about what they save. A lone register move (`fstp st(0)`, `fxch`, `fld st(i)`) is the
 /// exception: on values it is no code at all, so the guard and write-back replace a helper call
@@ -37,7 +41,7 @@ use crate::abi::{Op, Unit, helper, sw};
 const MIN_OPS: usize = 2;
 
 /// Rewrites every region of `func`; returns how many there were.
-pub fn run(func: &mut Function, state: &StateDesc, unit: &Unit) -> usize {
+pub fn run(func: &mut Function, state: &StateDesc, unit: &Unit, quiet: bool) -> usize {
     let constants = constants(func);
     let constant = |v: Value| constants.get(&v).copied();
     let mut uses = use_counts(func);
@@ -49,7 +53,7 @@ pub fn run(func: &mut Function, state: &StateDesc, unit: &Unit) -> usize {
         let Some(plan) = scan(insts, from, unit, &constant) else {
             continue;
         };
-        let join = rewrite(func, state, unit, block, &plan, &mut uses);
+        let join = rewrite(func, state, unit, block, &plan, &mut uses, quiet);
         count += 1;
         // The join block holds what followed the region: it may hold further regions.
         work.push((join, 0));
@@ -119,9 +123,31 @@ struct Shape {
     regs: [Known; 8],
     need_full: u8,
     need_empty: u8,
+    /// Registers written or pushed into (a loop region writes these back at its exits).
+    written: u8,
 }
 
 impl Shape {
+    /// The stack as a region finds it, given what its guard tests: `full` registers hold values,
+    /// `empty` ones do not, the rest are as they were.
+    fn start(full: u8, empty: u8) -> Shape {
+        let mut regs = [Known::Entry; 8];
+        for (r, known) in regs.iter_mut().enumerate() {
+            if full & (1 << r) != 0 {
+                *known = Known::Full;
+            } else if empty & (1 << r) != 0 {
+                *known = Known::Empty;
+            }
+        }
+        Shape {
+            offset: 0,
+            regs,
+            need_full: full,
+            need_empty: empty,
+            written: 0,
+        }
+    }
+
     fn rel(&self, i: u32) -> usize {
         (self.offset + i as i32).rem_euclid(8) as usize
     }
@@ -142,11 +168,13 @@ impl Shape {
     fn write(&mut self, i: u32) {
         let r = self.rel(i);
         self.regs[r] = Known::Full;
+        self.written |= 1 << r;
     }
 
     fn push(&mut self) -> bool {
         self.offset -= 1;
         let r = self.rel(0);
+        self.written |= 1 << r;
         match self.regs[r] {
             Known::Entry => {
                 self.need_empty |= 1 << r;
@@ -187,15 +215,25 @@ impl Shape {
                 }
                 ok
             }
-            Op::Xch { i } => self.read(0) && self.read(i),
+            Op::Xch { i } => {
+                let ok = self.read(0) && self.read(i);
+                self.write(0);
+                self.write(i);
+                ok
+            }
             Op::Arith { dst, src, pop, .. } => {
                 let ok = self.read(dst) && self.read(src);
+                self.write(dst);
                 if pop {
                     self.pop();
                 }
                 ok
             }
-            Op::ArithMem { .. } | Op::Unary { .. } => self.read(0),
+            Op::ArithMem { .. } | Op::Unary { .. } => {
+                let ok = self.read(0);
+                self.write(0);
+                ok
+            }
             Op::Com { i, pops, .. } => {
                 let ok = self.read(0) && self.read(i);
                 for _ in 0..pops {
@@ -233,12 +271,7 @@ fn ends_region(inst: &Inst, unit: &Unit) -> bool {
 fn scan(insts: &[Inst], from: usize, unit: &Unit, constant: &dyn Fn(Value) -> Option<u64>) -> Option<Plan> {
     let mut at = from;
     while at < insts.len() {
-        let mut shape = Shape {
-            offset: 0,
-            regs: [Known::Entry; 8],
-            need_full: 0,
-            need_empty: 0,
-        };
+        let mut shape = Shape::start(0, 0);
         let mut ops = BTreeMap::new();
         let mut end = at;
         let mut i = at;
@@ -312,6 +345,9 @@ struct Fast<'a, 'f> {
     moved: bool,
     /// Whether a value form ran (each ends by setting ES and B from the exception flags).
     summarised: bool,
+    /// Whether the program never reads the status word: value forms are then quiet, and register
+    /// moves leave C1 as it is.
+    quiet: bool,
 }
 
 impl Fast<'_, '_> {
@@ -321,6 +357,11 @@ impl Fast<'_, '_> {
 
     fn mapped(&self, v: Value) -> Value {
         self.map.get(&v).copied().unwrap_or(v)
+    }
+
+    /// What a value form's kind or operation number carries: the quiet bit, or nothing.
+    fn quiet_bit(&self) -> u32 {
+        if self.quiet { crate::abi::QUIET } else { 0 }
     }
 
     fn c32(&mut self, n: u32) -> Value {
@@ -335,10 +376,7 @@ impl Fast<'_, '_> {
             // The scan proved every read register full, so `Empty` does not occur here; reading
             // the state is what the original code would see in any case.
             Held::Entry | Held::Empty | Held::Value { full: false, .. } => {
-                let index = self.b.binary_imm(BinaryOp::Add, self.top, r as u64);
-                let m = self.b.get_indexed(self.unit.st_m, index);
-                let e16 = self.b.get_indexed(self.unit.st_e, index);
-                let e = self.b.resize(e16, Type::I32);
+                let (m, e) = self.read_state(r);
                 self.regs[r] = Held::Value {
                     m,
                     e,
@@ -348,6 +386,27 @@ impl Fast<'_, '_> {
                 (m, e)
             }
         }
+    }
+
+    /// Copies an instruction that is not an x87 one onto the fast path, its operands and result
+    /// renamed.
+    fn copy(&mut self, inst: &Inst) {
+        let mut kind = inst.kind.clone();
+        kind.map_operands(|v| self.mapped(v));
+        let ty = inst.result.and_then(|r| self.b.func().value_type(r));
+        let copy = self.b.push_inst(kind, ty);
+        if let (Some(old), Some(new)) = (inst.result, copy) {
+            self.map.insert(old, new);
+        }
+    }
+
+    /// Physical register TOP + `r` (TOP as the region found it) as the state holds it.
+    fn read_state(&mut self, r: usize) -> (Value, Value) {
+        let index = self.b.binary_imm(BinaryOp::Add, self.top, r as u64);
+        let m = self.b.get_indexed(self.unit.st_m, index);
+        let e16 = self.b.get_indexed(self.unit.st_e, index);
+        let e = self.b.resize(e16, Type::I32);
+        (m, e)
     }
 
     fn write(&mut self, i: u32, (m, e): (Value, Value)) {
@@ -381,6 +440,9 @@ impl Fast<'_, '_> {
 
     /// A register move clears C1 (and no helper runs to do it).
     fn clear_c1(&mut self) {
+        if self.quiet {
+            return;
+        }
         let word = self.b.get(self.unit.sw);
         let cleared = self.b.binary_imm(BinaryOp::And, word, !sw::C1);
         self.b.set(self.unit.sw, cleared);
@@ -407,7 +469,7 @@ impl Fast<'_, '_> {
     fn op(&mut self, op: &Op) {
         match *op {
             Op::Load { kind, lo, hi } => {
-                let k = self.c32(kind);
+                let k = self.c32(kind | self.quiet_bit());
                 let (lo, hi) = (self.mapped(lo), self.mapped(hi));
                 let v = self.value_call(helper::VLOAD, vec![k, lo, hi]);
                 self.push(v);
@@ -429,7 +491,7 @@ impl Fast<'_, '_> {
                 result,
             } => {
                 let (m, e) = self.read(0);
-                let (k, f) = (self.c32(kind), self.c32(flags));
+                let (k, f) = (self.c32(kind | self.quiet_bit()), self.c32(flags));
                 let bits = self.call(helper::VSTORE, vec![k, f, m, e], Type::I64);
                 self.map.insert(result, bits);
                 if pop {
@@ -457,7 +519,7 @@ impl Fast<'_, '_> {
             Op::Arith { op, dst, src, pop } => {
                 let (am, ae) = self.read(dst);
                 let (bm, be) = self.read(src);
-                let o = self.c32(op);
+                let o = self.c32(op | self.quiet_bit());
                 let r = self.value_call(helper::VARITH, vec![o, am, ae, bm, be]);
                 self.write(dst, r);
                 if pop {
@@ -466,7 +528,7 @@ impl Fast<'_, '_> {
             }
             Op::ArithMem { op, kind, bits } => {
                 let (am, ae) = self.read(0);
-                let (o, k) = (self.c32(op), self.c32(kind));
+                let (o, k) = (self.c32(op | self.quiet_bit()), self.c32(kind));
                 let bits = self.mapped(bits);
                 let r = self.value_call(helper::VARITH_MEM, vec![o, k, am, ae, bits]);
                 self.write(0, r);
@@ -494,7 +556,7 @@ impl Fast<'_, '_> {
             }
             Op::Unary { op } => {
                 let (am, ae) = self.read(0);
-                let o = self.c32(op);
+                let o = self.c32(op | self.quiet_bit());
                 let r = self.value_call(helper::VUNARY, vec![o, am, ae]);
                 self.write(0, r);
             }
@@ -521,66 +583,116 @@ impl Fast<'_, '_> {
     /// Writes the changed registers back, then the tags and TOP; `rel` is the tags relative to
     /// TOP at the start (bit r: st(r) was full).
     fn finish(&mut self, rel: Value) {
-        let mut empty = 0u64;
-        let mut filled = 0u64;
-        for r in 0..8usize {
-            let held = self.regs[r];
-            if let Held::Value { m, e, dirty: true, .. } = held {
-                let index = self.b.binary_imm(BinaryOp::Add, self.top, r as u64);
-                self.b.set_indexed(self.unit.st_m, index, m);
-                let e16 = self.b.resize(e, Type::I16);
-                self.b.set_indexed(self.unit.st_e, index, e16);
-            }
-            match held {
+        let mut empty = 0u8;
+        let mut filled = 0u8;
+        let mut dirty = 0u8;
+        for (r, held) in self.regs.iter().enumerate() {
+            match *held {
                 Held::Value {
                     dirty: true,
                     full: true,
                     ..
-                } => filled |= 1 << r,
+                } => {
+                    filled |= 1 << r;
+                    dirty |= 1 << r;
+                }
+                Held::Value { dirty: true, .. } => {
+                    empty |= 1 << r;
+                    dirty |= 1 << r;
+                }
                 Held::Empty | Held::Value { full: false, .. } => empty |= 1 << r,
                 Held::Entry | Held::Value { .. } => {}
             }
         }
-        if empty | filled != 0 {
-            // rel' = rel without the emptied, with the filled; tags = rel' rotated left by TOP.
-            let kept = self.b.binary_imm(BinaryOp::And, rel, !empty & 0xff);
-            let now = self.b.binary_imm(BinaryOp::Or, kept, filled);
-            let high = self.b.binary_imm(BinaryOp::Shl, now, 8);
-            let twice = self.b.binary(BinaryOp::Or, now, high);
-            let shifted = self.b.binary(BinaryOp::Shl, twice, self.top);
-            let down = self.b.binary_imm(BinaryOp::Lshr, shifted, 8);
-            let ty = self.b.state().slot(self.unit.tags).ty;
-            let tags = self.b.resize(down, ty);
-            self.b.set(self.unit.tags, tags);
-        }
-        if self.offset.rem_euclid(8) != 0 {
-            let moved = self
-                .b
-                .binary_imm(BinaryOp::Add, self.top, self.offset.rem_euclid(8) as u64);
-            let wrapped = self.b.binary_imm(BinaryOp::And, moved, 7);
-            let ty = self.b.state().slot(self.unit.top).ty;
-            let top = self.b.resize(wrapped, ty);
-            self.b.set(self.unit.top, top);
-        }
-        if self.moved && !self.summarised {
+        self.write_back(dirty);
+        self.set_tags(rel, empty, filled);
+        self.move_top(self.offset);
+        if self.moved && !self.summarised && !self.quiet {
             // ES and B follow the unmasked exceptions after every instruction; the helpers see
             // to it after theirs, and the control word cannot change inside a region, so once
             // here covers the register moves. Moves change no exception flag, so after any
             // value form this would change nothing; a region of moves alone needs it, as the
             // state it starts from need not have ES and B in step.
-            let word = self.b.get(self.unit.sw);
-            let cw = self.b.get(self.unit.cw);
-            let ty = self.b.ty(word);
-            let cw = self.b.resize(cw, ty);
-            let masked = self.b.unary(rpt_ir::UnaryOp::Not, cw);
-            let raised = self.b.binary(BinaryOp::And, word, masked);
-            let pending = self.b.binary_imm(BinaryOp::And, raised, sw::EXCEPTIONS);
-            let any = self.b.icmp_imm(IntCC::Ne, pending, 0);
-            let summary = self.b.binary_imm(BinaryOp::Or, word, sw::ES_B);
-            let word = self.b.select(any, summary, word);
-            self.b.set(self.unit.sw, word);
+            self.summarise();
         }
     }
+
+    /// Writes the registers in `which` (relative to TOP at the start) to the state.
+    fn write_back(&mut self, which: u8) {
+        for r in 0..8usize {
+            if which & (1 << r) == 0 {
+                continue;
+            }
+            if let Held::Value { m, e, .. } = self.regs[r] {
+                let index = self.b.binary_imm(BinaryOp::Add, self.top, r as u64);
+                self.b.set_indexed(self.unit.st_m, index, m);
+                let e16 = self.b.resize(e, Type::I16);
+                self.b.set_indexed(self.unit.st_e, index, e16);
+            }
+        }
+    }
+
+    /// Sets the tags from `rel` (the tags relative to TOP at the start) without the `empty`
+    /// registers and with the `filled` ones.
+    fn set_tags(&mut self, rel: Value, empty: u8, filled: u8) {
+        if empty | filled == 0 {
+            return;
+        }
+        // rel' = rel without the emptied, with the filled; tags = rel' rotated left by TOP.
+        let kept = self.b.binary_imm(BinaryOp::And, rel, u64::from(!empty));
+        let now = self.b.binary_imm(BinaryOp::Or, kept, u64::from(filled));
+        let high = self.b.binary_imm(BinaryOp::Shl, now, 8);
+        let twice = self.b.binary(BinaryOp::Or, now, high);
+        let shifted = self.b.binary(BinaryOp::Shl, twice, self.top);
+        let down = self.b.binary_imm(BinaryOp::Lshr, shifted, 8);
+        let ty = self.b.state().slot(self.unit.tags).ty;
+        let tags = self.b.resize(down, ty);
+        self.b.set(self.unit.tags, tags);
+    }
+
+    /// Sets TOP to TOP at the start plus `offset`.
+    fn move_top(&mut self, offset: i32) {
+        if offset.rem_euclid(8) == 0 {
+            return;
+        }
+        let moved = self.b.binary_imm(BinaryOp::Add, self.top, offset.rem_euclid(8) as u64);
+        let wrapped = self.b.binary_imm(BinaryOp::And, moved, 7);
+        let ty = self.b.state().slot(self.unit.top).ty;
+        let top = self.b.resize(wrapped, ty);
+        self.b.set(self.unit.top, top);
+    }
+
+    /// Sets ES and B when an exception the control word leaves unmasked is pending.
+    fn summarise(&mut self) {
+        let word = self.b.get(self.unit.sw);
+        let cw = self.b.get(self.unit.cw);
+        let ty = self.b.ty(word);
+        let cw = self.b.resize(cw, ty);
+        let masked = self.b.unary(rpt_ir::UnaryOp::Not, cw);
+        let raised = self.b.binary(BinaryOp::And, word, masked);
+        let pending = self.b.binary_imm(BinaryOp::And, raised, sw::EXCEPTIONS);
+        let any = self.b.icmp_imm(IntCC::Ne, pending, 0);
+        let summary = self.b.binary_imm(BinaryOp::Or, word, sw::ES_B);
+        let word = self.b.select(any, summary, word);
+        self.b.set(self.unit.sw, word);
+    }
+}
+
+/// Reads TOP and the tags, and tests that the `full` registers (relative to TOP) hold values and
+/// the `empty` ones do not. Returns TOP (i32), the tags relative to TOP (bit r: st(r) is full) and
+/// the test's result.
+fn guard(b: &mut FunctionBuilder<'_>, unit: &Unit, full: u8, empty: u8) -> (Value, Value, Value) {
+    let top8 = b.get(unit.top);
+    let top = b.resize(top8, Type::I32);
+    let tags8 = b.get(unit.tags);
+    let tags = b.resize(tags8, Type::I32);
+    let high = b.binary_imm(BinaryOp::Shl, tags, 8);
+    let twice = b.binary(BinaryOp::Or, tags, high);
+    let shifted = b.binary(BinaryOp::Lshr, twice, top);
+    let rel = b.binary_imm(BinaryOp::And, shifted, 0xff);
+    let tested = b.binary_imm(BinaryOp::And, rel, u64::from(full | empty));
+    let ok = b.icmp_imm(IntCC::Eq, tested, u64::from(full));
+    (top, rel, ok)
 }
 
 /// Splits `block` around the planned region; returns the block holding what followed it.
@@ -591,6 +703,7 @@ fn rewrite(
     block: Block,
     plan: &Plan,
     uses: &mut Vec<u32>,
+    quiet: bool,
 ) -> Block {
     let data = func.block_mut(block);
     let post = data.insts.split_off(plan.end);
@@ -658,16 +771,7 @@ fn rewrite(
     let mut b = FunctionBuilder::new(func, state);
     // The guard: the registers read before written are full, those pushed into empty.
     b.switch_to_block(block);
-    let top8 = b.get(unit.top);
-    let top = b.resize(top8, Type::I32);
-    let tags8 = b.get(unit.tags);
-    let tags = b.resize(tags8, Type::I32);
-    let high = b.binary_imm(BinaryOp::Shl, tags, 8);
-    let twice = b.binary(BinaryOp::Or, tags, high);
-    let shifted = b.binary(BinaryOp::Lshr, twice, top);
-    let rel = b.binary_imm(BinaryOp::And, shifted, 0xff);
-    let tested = b.binary_imm(BinaryOp::And, rel, u64::from(plan.need_full | plan.need_empty));
-    let ok = b.icmp_imm(IntCC::Eq, tested, u64::from(plan.need_full));
+    let (top, rel, ok) = guard(&mut b, unit, plan.need_full, plan.need_empty);
     b.branch(ok, fast, slow);
 
     b.switch_to_block(fast);
@@ -680,6 +784,7 @@ fn rewrite(
         map: BTreeMap::new(),
         moved: false,
         summarised: false,
+        quiet,
     };
     for (k, inst) in region.iter().enumerate() {
         if let Some(op) = plan.ops.get(&(plan.start + k)) {
@@ -690,13 +795,7 @@ fn rewrite(
         if pure_constant && inst.result.is_some_and(|r| !needed.contains(&r)) {
             continue;
         }
-        let mut kind = inst.kind.clone();
-        kind.map_operands(|v| f.mapped(v));
-        let ty = inst.result.and_then(|r| f.b.func().value_type(r));
-        let copy = f.b.push_inst(kind, ty);
-        if let (Some(old), Some(new)) = (inst.result, copy) {
-            f.map.insert(old, new);
-        }
+        f.copy(inst);
     }
     f.finish(rel);
     let args = escaping.iter().map(|v| f.mapped(*v)).collect();

@@ -119,3 +119,8 @@ fn the_pass_reads_operation_numbers_as_the_guest_writes_them() {
         Some(Op::Load { kind: 2, .. })
     ));
 }
+
+#[test]
+fn the_quiet_bit_is_the_guests() {
+    assert_eq!(abi::QUIET, op::QUIET);
+}

@@ -141,6 +141,11 @@ fn run(func: &Function, start: &MachineState) -> (Result<Outcome, String>, Machi
 }
 
 fn check_equivalent(name: &str, original: &Function, transformed: &Function) {
+    check_equivalent_but(name, original, transformed, &[]);
+}
+
+/// [`check_equivalent`], with the slots in `ignored` left out of the comparison.
+fn check_equivalent_but(name: &str, original: &Function, transformed: &Function, ignored: &[rpt_ir::SlotId]) {
     let (desc, _) = context();
     let mut rng = Rng(0x87_5eed ^ name.len() as u64);
     for round in 0..300 {
@@ -151,6 +156,9 @@ fn check_equivalent(name: &str, original: &Function, transformed: &Function) {
         let scratch = desc.find("fpu_result_e").expect("fpu_result_e");
         for m in [&mut want, &mut got] {
             m.state.set(&desc, scratch, Val::Int(0));
+            for slot in ignored {
+                m.state.set(&desc, *slot, Val::Int(0));
+            }
         }
         assert_eq!(
             format!("{want_outcome:?}"),
@@ -164,4 +172,84 @@ fn check_equivalent(name: &str, original: &Function, transformed: &Function) {
             got.state
         );
     }
+}
+
+/// The golden cases' machine code, by file name.
+fn golden_cases() -> Vec<(String, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/golden")
+        .map(|e| e.expect("a golden file").path())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).expect("a golden file");
+            let hex = text
+                .lines()
+                .find_map(|l| l.strip_prefix("bytes "))
+                .expect("a `bytes` line");
+            let name = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+            (name, guest::hex_bytes(hex).expect("hex bytes"))
+        })
+        .collect()
+}
+
+/// With the quiet value forms (a program that never reads the status word), every golden case
+/// leaves the registers, tags, TOP, flags, GPRs and memory as before the pass; only the status word
+/// may differ.
+#[test]
+fn quiet_regions_change_nothing_but_the_status_word() {
+    let (state, helpers) = context();
+    for (name, code) in golden_cases() {
+        let original = lift(&code);
+        let mut quiet = original.clone();
+        rpt_pass_x87_regions::run_with_status(&mut quiet, &state, &helpers, true).expect("the x87 unit");
+        rpt_ir::verify::verify_program(&program(&quiet)).expect("the quiet output verifies");
+        // A quiet value form's kind or operation number has bit 8 set (`iconst 0x1..`).
+        let uses_quiet_forms = function_to_string(&quiet, &state)
+            .lines()
+            .filter_map(|l| l.split_whitespace().last())
+            .any(|t| t.len() == 5 && t.starts_with("0x1"));
+        assert!(
+            uses_quiet_forms || name == "lone_pop" || name == "lone_instruction",
+            "{name}: no quiet value form"
+        );
+        check_equivalent_but(&format!("{name} (quiet)"), &original, &quiet, &[FPU_SW]);
+    }
+}
+
+/// What the pass's analysis calls a reader of the status word.
+#[test]
+fn the_status_word_is_read_by_fnstsw_and_by_externs_outside_the_platform() {
+    let (state, helpers) = context();
+    let unit = rpt_pass_x87_regions::abi::Unit::find(&state, &helpers).expect("the x87 unit");
+    let status_of = |code: &[u8], externs: &[(u64, bool)]| {
+        let mut p = program(&lift(code));
+        for &(addr, platform) in externs {
+            p.externs.insert(GuestAddr(addr), format!("extern_{addr:x}"));
+            if platform {
+                p.flag_transparent.insert(GuestAddr(addr));
+            }
+        }
+        rpt_pass_x87_regions::status::reader(&p, &unit)
+    };
+    // fld qword [esp+4]; fadd st0,st0; fstp qword [esp+4]; ret
+    let arithmetic = [0xdd, 0x44, 0x24, 0x04, 0xd8, 0xc0, 0xdd, 0x5c, 0x24, 0x04, 0xc3];
+    // fld qword [esp+4]; fadd st0,st0; fnstsw ax; fstp qword [esp+4]; ret
+    let fnstsw = [
+        0xdd, 0x44, 0x24, 0x04, 0xd8, 0xc0, 0xdf, 0xe0, 0xdd, 0x5c, 0x24, 0x04, 0xc3,
+    ];
+    assert_eq!(status_of(&arithmetic, &[]), None);
+    assert_eq!(
+        status_of(&arithmetic, &[(0x0050_0000, true)]),
+        None,
+        "a platform function"
+    );
+    assert!(
+        status_of(&arithmetic, &[(0x0050_0000, false)]).is_some(),
+        "an override or setjmp"
+    );
+    assert!(status_of(&fnstsw, &[]).is_some_and(|why| why.contains("reads it")));
 }

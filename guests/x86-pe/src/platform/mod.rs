@@ -199,6 +199,22 @@ mod tests {
 
     use super::*;
 
+    /// passes/x87-regions counts on this: the platforms' C library functions (the externs that
+    /// touch no flag) never read the x87 status word, so a program that has no `fnstsw` never
+    /// reads it, and its x87 operations need not record it.
+    #[test]
+    fn no_platform_function_reads_the_x87_status_word() {
+        for p in PLATFORMS {
+            for (path, text) in p.c_files {
+                assert!(
+                    !text.contains("fpu_sw"),
+                    "{path} of platform {} uses the status word",
+                    p.name
+                );
+            }
+        }
+    }
+
     #[test]
     fn module_names_compare_loosely() {
         assert!(same_module("KERNEL32.dll", "kernel32.DLL"));
