@@ -288,6 +288,13 @@ fn held(plan: &Plan) -> Vec<usize> {
         .collect()
 }
 
+/// The held registers that travel as block parameters: those the loop writes. One it only reads
+/// (a constant the code keeps on the stack) is the value loaded on entry everywhere in the loop;
+/// carrying it through every join would make clang store and reload it at each one.
+fn carried(plan: &Plan) -> Vec<usize> {
+    (0..8).filter(|r| plan.written & (1 << r) != 0).collect()
+}
+
 fn rewrite(
     func: &mut Function,
     state: &StateDesc,
@@ -298,6 +305,7 @@ fn rewrite(
 ) {
     let body: BTreeSet<Block> = plan.order.iter().copied().collect();
     let held = held(plan);
+    let carried = carried(plan);
     let guard_block = func.new_block();
     let load_block = func.new_block();
     let fast: BTreeMap<Block, Block> = plan.order.iter().map(|&b| (b, func.new_block())).collect();
@@ -331,7 +339,7 @@ fn rewrite(
             copied.push(new);
         }
         let mut regs = Vec::new();
-        for _ in &held {
+        for _ in &carried {
             let m = func.new_value(Type::I64);
             let e = func.new_value(Type::I32);
             copied.extend([m, e]);
@@ -368,9 +376,13 @@ fn rewrite(
     };
     f.b.switch_to_block(load_block);
     let mut args = guard_params;
+    let mut loaded: BTreeMap<usize, (Value, Value)> = BTreeMap::new();
     for &r in &held {
         let (m, e) = f.read_state(r);
-        args.extend([m, e]);
+        loaded.insert(r, (m, e));
+        if carried.contains(&r) {
+            args.extend([m, e]);
+        }
     }
     let header_copy = fast[&plan.header];
     f.b.terminate(Terminator::Jump(BlockCall {
@@ -385,13 +397,20 @@ fn rewrite(
         f.b.switch_to_block(fast[&orig]);
         f.offset = shape.offset;
         f.regs = [Held::Entry; 8];
-        for (&r, &(m, e)) in held.iter().zip(&register_params[&orig]) {
-            f.regs[r] = Held::Value {
-                m,
-                e,
-                dirty: true,
-                full: shape.regs[r] == Known::Full,
-            };
+        let params = register_params.get(&orig).map_or(&[][..], Vec::as_slice);
+        let values = held.iter().map(|r| match carried.iter().position(|c| c == r) {
+            Some(k) => params.get(k).copied(),
+            None => loaded.get(r).copied(),
+        });
+        for (&r, value) in held.iter().zip(values) {
+            if let Some((m, e)) = value {
+                f.regs[r] = Held::Value {
+                    m,
+                    e,
+                    dirty: true,
+                    full: shape.regs[r] == Known::Full,
+                };
+            }
         }
         let data = f.b.func().block(orig).clone();
         for inst in &data.insts {
@@ -409,8 +428,8 @@ fn rewrite(
         {
             *v = f.mapped(*v);
         }
-        let mut registers: Vec<Value> = Vec::with_capacity(2 * held.len());
-        for &r in &held {
+        let mut registers: Vec<Value> = Vec::with_capacity(2 * carried.len());
+        for &r in &carried {
             // Held registers stay values (reads, writes and pops keep them so); the state's copy
             // would only stand in if one did not.
             let (m, e) = match f.regs[r] {
