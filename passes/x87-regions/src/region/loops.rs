@@ -288,11 +288,22 @@ fn held(plan: &Plan) -> Vec<usize> {
         .collect()
 }
 
-/// The held registers that travel as block parameters: those the loop writes. One it only reads
-/// (a constant the code keeps on the stack) is the value loaded on entry everywhere in the loop;
-/// carrying it through every join would make clang store and reload it at each one.
-fn carried(plan: &Plan) -> Vec<usize> {
-    (0..8).filter(|r| plan.written & (1 << r) != 0).collect()
+/// The held registers that travel into `block` as block parameters: those the loop writes. One it
+/// only reads (a constant the code keeps on the stack) is the value loaded on entry everywhere in
+/// the loop; carrying it through every join would make clang store and reload it at each one.
+///
+/// With `quiet` (the program reads no status word), registers empty where the block starts are
+/// not carried either: an empty register's contents are seen only by fnsave and fxsave, which
+/// the lifter does not lift, so the pass then neither keeps them nor writes them back (the
+/// status-word analysis in `status.rs` must count those instructions as readers once they are
+/// lifted). Without it they are, so that the state comes out bit for bit as the stack forms leave
+/// it, popped registers included.
+fn carried_into(plan: &Plan, block: Block, quiet: bool) -> Vec<usize> {
+    let shape = plan.entry.get(&block);
+    (0..8)
+        .filter(|&r| plan.written & (1 << r) != 0)
+        .filter(|&r| !quiet || shape.is_none_or(|s| s.regs[r] != Known::Empty))
+        .collect()
 }
 
 fn rewrite(
@@ -305,7 +316,6 @@ fn rewrite(
 ) {
     let body: BTreeSet<Block> = plan.order.iter().copied().collect();
     let held = held(plan);
-    let carried = carried(plan);
     let guard_block = func.new_block();
     let load_block = func.new_block();
     let fast: BTreeMap<Block, Block> = plan.order.iter().map(|&b| (b, func.new_block())).collect();
@@ -339,7 +349,7 @@ fn rewrite(
             copied.push(new);
         }
         let mut regs = Vec::new();
-        for _ in &carried {
+        for _ in carried_into(plan, orig, quiet) {
             let m = func.new_value(Type::I64);
             let e = func.new_value(Type::I32);
             copied.extend([m, e]);
@@ -380,7 +390,7 @@ fn rewrite(
     for &r in &held {
         let (m, e) = f.read_state(r);
         loaded.insert(r, (m, e));
-        if carried.contains(&r) {
+        if carried_into(plan, plan.header, quiet).contains(&r) {
             args.extend([m, e]);
         }
     }
@@ -398,19 +408,27 @@ fn rewrite(
         f.offset = shape.offset;
         f.regs = [Held::Entry; 8];
         let params = register_params.get(&orig).map_or(&[][..], Vec::as_slice);
-        let values = held.iter().map(|r| match carried.iter().position(|c| c == r) {
-            Some(k) => params.get(k).copied(),
-            None => loaded.get(r).copied(),
-        });
-        for (&r, value) in held.iter().zip(values) {
-            if let Some((m, e)) = value {
-                f.regs[r] = Held::Value {
+        let carried = carried_into(plan, orig, quiet);
+        for &r in &held {
+            let value = if plan.written & (1 << r) == 0 {
+                loaded.get(&r).copied()
+            } else {
+                carried
+                    .iter()
+                    .position(|&c| c == r)
+                    .and_then(|k| params.get(k).copied())
+            };
+            f.regs[r] = match value {
+                Some((m, e)) => Held::Value {
                     m,
                     e,
                     dirty: true,
                     full: shape.regs[r] == Known::Full,
-                };
-            }
+                },
+                // Written, but empty here and not carried (quiet): nothing reads it before a
+                // push fills it.
+                None => Held::Empty,
+            };
         }
         let data = f.b.func().block(orig).clone();
         for inst in &data.insts {
@@ -428,21 +446,20 @@ fn rewrite(
         {
             *v = f.mapped(*v);
         }
-        let mut registers: Vec<Value> = Vec::with_capacity(2 * carried.len());
-        for &r in &carried {
-            // Held registers stay values (reads, writes and pops keep them so); the state's copy
-            // would only stand in if one did not.
-            let (m, e) = match f.regs[r] {
-                Held::Value { m, e, .. } => (m, e),
-                Held::Entry | Held::Empty => f.read_state(r),
-            };
-            registers.extend([m, e]);
-        }
         let mut exits = Vec::new();
         for dest in term.successors_mut() {
             let mut dest_args: Vec<Value> = dest.args.iter().map(|v| f.mapped(*v)).collect();
             if body.contains(&dest.block) {
-                dest_args.extend(registers.iter().copied());
+                for r in carried_into(plan, dest.block, quiet) {
+                    // A register the target holds is full or untouched here too (the shapes
+                    // agree on every edge), so it is a value; the state's copy would only stand
+                    // in if it were not.
+                    let (m, e) = match f.regs[r] {
+                        Held::Value { m, e, .. } => (m, e),
+                        Held::Entry | Held::Empty => f.read_state(r),
+                    };
+                    dest_args.extend([m, e]);
+                }
                 *dest = BlockCall {
                     block: fast[&dest.block],
                     args: dest_args,
@@ -474,7 +491,6 @@ fn rewrite(
 /// Leaves the loop with the stack `shape`: writes back every register the loop may have
 /// written, the tags the shape knows, TOP, and ES and B when register moves may have run alone.
 fn leave(f: &mut Fast<'_, '_>, rel: Value, shape: &Shape, plan: &Plan) {
-    f.write_back(plan.written);
     let (mut empty, mut filled) = (0u8, 0u8);
     for (r, known) in shape.regs.iter().enumerate() {
         match known {
@@ -483,6 +499,8 @@ fn leave(f: &mut Fast<'_, '_>, rel: Value, shape: &Shape, plan: &Plan) {
             Known::Entry => {}
         }
     }
+    // Quiet: an empty register's contents are not kept (see `carried_into`).
+    f.write_back(if f.quiet { plan.written & !empty } else { plan.written });
     f.set_tags(rel, empty, filled);
     f.move_top(shape.offset);
     if plan.moves && !f.quiet {
