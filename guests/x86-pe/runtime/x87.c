@@ -47,6 +47,10 @@
 #define unit_constant exact_constant
 #define unit_arith_memory exact_arith_memory
 #define unit_compare_memory exact_compare_memory
+#define unit_load_quiet exact_load_quiet
+#define unit_store_quiet exact_store_quiet
+#define unit_arith_quiet exact_arith_quiet
+#define unit_arith_memory_quiet exact_arith_memory_quiet
 #endif
 
 #if defined(__x86_64__) && !defined(RPT_X87_SOFT)
@@ -73,6 +77,13 @@
 #undef unit_constant
 #undef unit_arith_memory
 #undef unit_compare_memory
+#undef unit_load_quiet
+#undef unit_store_quiet
+#undef unit_arith_quiet
+#undef unit_arith_memory_quiet
+/* The exact unit's quiet forms work on its own registers, not the f64 model's: the model gets the
+ * generic ones of x87_values.h. */
+#undef X87_UNIT_QUIET
 #include "x87_f64.h"
 #endif
 

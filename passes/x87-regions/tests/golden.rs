@@ -14,7 +14,9 @@ use std::path::Path;
 
 use rpt_api::{GuestImage, GuestPlugin};
 use rpt_guest_x86_pe::X86Pe;
+use rpt_guest_x86_pe::interp::call_helper_in;
 use rpt_guest_x86_pe::state::{ESP, FPU_CW, FPU_SW, FPU_TAGS, FPU_TOP, GPRS, ST_E, ST_M};
+use rpt_guest_x86_pe::x87::Model;
 use rpt_ir::interp::{MachineState, Outcome, Val};
 use rpt_ir::print::function_to_string;
 use rpt_ir::{AddrSpace, Function, GuestAddr, HelperDecl, Program, StateDesc};
@@ -133,26 +135,27 @@ fn random_machine(desc: &StateDesc, rng: &mut Rng) -> MachineState {
     m
 }
 
-/// Runs `func` from `start` with the guest's own x87 helpers and nothing else.
-fn run(func: &Function, start: &MachineState) -> (Result<Outcome, String>, MachineState) {
-    let mut x87_only = HelperEnv::new(rpt_guest_x86_pe::interp::call_helper);
+/// Runs `func` from `start` with the guest's own x87 helpers of `model` and nothing else.
+fn run(func: &Function, start: &MachineState, model: Model) -> (Result<Outcome, String>, MachineState) {
+    let mut x87_only =
+        HelperEnv::new(move |name: &str, args: &[Val], m: &mut MachineState| call_helper_in(model, name, args, m));
     let (outcome, end) = run_from(&program(func), func.entry, start.clone(), None, &mut x87_only);
     (outcome.map_err(|e| e.to_string()), end)
 }
 
 fn check_equivalent(name: &str, original: &Function, transformed: &Function) {
-    check_equivalent_as(name, original, transformed, false);
+    check_equivalent_as(name, original, transformed, false, Model::F80);
 }
 
 /// [`check_equivalent`]; with `quiet`, what a program that never reads the status word cannot
 /// see is left out: the status word, and the contents of the registers left empty.
-fn check_equivalent_as(name: &str, original: &Function, transformed: &Function, quiet: bool) {
+fn check_equivalent_as(name: &str, original: &Function, transformed: &Function, quiet: bool, model: Model) {
     let (desc, _) = context();
     let mut rng = Rng(0x87_5eed ^ name.len() as u64);
     for round in 0..300 {
         let start = random_machine(&desc, &mut rng);
-        let (want_outcome, mut want) = run(original, &start);
-        let (got_outcome, mut got) = run(transformed, &start);
+        let (want_outcome, mut want) = run(original, &start, model);
+        let (got_outcome, mut got) = run(transformed, &start, model);
         // The value forms' scratch slot is not part of the guest's state.
         let scratch = desc.find("fpu_result_e").expect("fpu_result_e");
         for m in [&mut want, &mut got] {
@@ -224,7 +227,10 @@ fn quiet_regions_change_nothing_but_the_status_word_and_empty_registers() {
             uses_quiet_forms || name == "lone_pop" || name == "lone_instruction",
             "{name}: no quiet value form"
         );
-        check_equivalent_as(&format!("{name} (quiet)"), &original, &quiet, true);
+        // Both value models: each has its own unit under the quiet forms.
+        for model in [Model::F80, Model::F64] {
+            check_equivalent_as(&format!("{name} (quiet, {model:?})"), &original, &quiet, true, model);
+        }
     }
 }
 
