@@ -51,6 +51,7 @@
 #define unit_store_quiet exact_store_quiet
 #define unit_arith_quiet exact_arith_quiet
 #define unit_arith_memory_quiet exact_arith_memory_quiet
+#define unit_compare_quiet exact_compare_quiet
 #endif
 
 #if defined(__x86_64__) && !defined(RPT_X87_SOFT)
@@ -81,6 +82,7 @@
 #undef unit_store_quiet
 #undef unit_arith_quiet
 #undef unit_arith_memory_quiet
+#undef unit_compare_quiet
 /* The exact unit's quiet forms work on its own registers, not the f64 model's: the model gets the
  * generic ones of x87_values.h. */
 #undef X87_UNIT_QUIET

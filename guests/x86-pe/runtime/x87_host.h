@@ -510,4 +510,16 @@ X87_ALWAYS_INLINE void unit_arith_memory_quiet(uint16_t cw, unsigned op, unsigne
 #undef X87_MEM_QUIET
 }
 
+/* C0, C2 and C3 as comparing a with b sets them, by fucomi, whose result the branch reads from the
+ * host's flags: no status word (a compare rounds nothing, so under any control word). */
+X87_ALWAYS_INLINE uint16_t unit_compare_quiet(uint16_t cw, struct rpt_f80 a, struct rpt_f80 b)
+{
+	_Bool below, equal, unordered;
+	(void)cw;
+	__asm__("fucomi %%st(1), %%st"
+		: "=@ccb"(below), "=@ccz"(equal), "=@ccp"(unordered)
+		: "t"(x87_ld(a)), "u"(x87_ld(b)));
+	return (uint16_t)((below ? SW_C0 : 0u) | (unordered ? SW_C2 : 0u) | (equal ? SW_C3 : 0u));
+}
+
 #endif /* RPT_X87_HOST_H */

@@ -119,6 +119,12 @@ X87_ALWAYS_INLINE void unit_arith_memory_quiet(uint16_t cw, unsigned op, unsigne
 {
 	(void)unit_arith_memory(cw, 0, op, kind, a, bits, out);
 }
+
+/* C0, C2 and C3 as comparing a with b sets them (fcom and fucom differ in exceptions only). */
+X87_ALWAYS_INLINE uint16_t unit_compare_quiet(uint16_t cw, struct rpt_f80 a, struct rpt_f80 b)
+{
+	return (uint16_t)(unit_compare(cw, 0, 1, a, b) & (SW_C0 | SW_C2 | SW_C3));
+}
 #endif
 
 X87_ALWAYS_INLINE uint64_t x87_vload_cw(struct cpu *restrict c, uint16_t cw, uint32_t kind, uint64_t lo, uint32_t hi)
@@ -194,6 +200,8 @@ X87_ALWAYS_INLINE uint64_t x87_varith_mem_cw(struct cpu *restrict c, uint16_t cw
 
 X87_ALWAYS_INLINE uint32_t x87_vcom_cw(struct cpu *restrict c, uint16_t cw, uint32_t which, uint64_t am, uint32_t ae, uint64_t bm, uint32_t be)
 {
+	if (which & X87_QUIET)
+		return unit_compare_quiet(cw, x87_value(am, ae), x87_value(bm, be));
 	unsigned k = which - X87_FCOM;
 	int unordered = (k & 2u) != 0, to_eflags = (k & 4u) != 0;
 	uint16_t c1 = c->fpu_sw & SW_C1;

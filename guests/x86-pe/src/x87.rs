@@ -172,8 +172,9 @@ pub mod op {
     pub const STORE_HIGH: u32 = 4;
 
     /// Or'd into the kind or operation number of a value form (`x87_vload`, `x87_vstore`,
-    /// `x87_varith`, `x87_varith_mem`, `x87_vunary`): compute the value alone and leave the status
-    /// word as it was, for programs in which nothing reads it (passes/x87-regions decides).
+    /// `x87_varith`, `x87_varith_mem`, `x87_vunary`, `x87_vcom`): compute the value (a compare's
+    /// condition codes) alone and leave the status word as it was, for programs in which nothing
+    /// reads it (passes/x87-regions decides).
     pub const QUIET: u32 = 0x100;
 }
 

@@ -536,7 +536,7 @@ impl Fast<'_, '_> {
             Op::Com { which, i, pops } => {
                 let (am, ae) = self.read(0);
                 let (bm, be) = self.read(i);
-                let w = self.c32(which);
+                let w = self.c32(which | self.quiet_bit());
                 let codes = self.call(helper::VCOM, vec![w, am, ae, bm, be], Type::I32);
                 if Op::to_eflags(which) {
                     self.set_eflags(codes);
