@@ -263,8 +263,9 @@ void rpt_helper_x87_com_mem(struct cpu *restrict c, uint32_t kind, uint64_t bits
 	x87_summary(c);
 }
 
-void rpt_helper_x87_reg(struct cpu *restrict c, uint32_t op, uint32_t i)
+uint32_t rpt_helper_x87_reg(struct cpu *restrict c, uint32_t op, uint32_t i)
 {
+	uint32_t eflags_codes = 0;
 	switch (op) {
 	case X87_FLD: {
 		int under = !x87_valid(c, i);
@@ -319,12 +320,9 @@ void rpt_helper_x87_reg(struct cpu *restrict c, uint32_t op, uint32_t i)
 			 * always clears it). */
 			if (x87_valid(c, i) && x87_valid(c, 0))
 				c->fpu_sw = (uint16_t)((c->fpu_sw & ~SW_C1) | c1);
-			c->zf = (codes & SW_C3) != 0;
-			c->pf = (codes & SW_C2) != 0;
-			c->cf = (codes & SW_C0) != 0;
-			c->of = 0;
-			c->sf = 0;
-			c->af = 0;
+			/* The lifted code sets ZF, PF and CF from these (and clears OF, SF, AF): the
+			 * helper touches no flag, so flags can live in C locals around it. */
+			eflags_codes = codes;
 		} else {
 			x87_set_codes(c, codes);
 		}
@@ -334,6 +332,7 @@ void rpt_helper_x87_reg(struct cpu *restrict c, uint32_t op, uint32_t i)
 	}
 	}
 	x87_summary(c);
+	return eflags_codes;
 }
 
 void rpt_helper_x87_op(struct cpu *restrict c, uint32_t op)

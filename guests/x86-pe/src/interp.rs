@@ -218,7 +218,7 @@ x87_helpers! {
     x87_arith_mem(op: u32, kind: u32, bits: u64);
     x87_com_mem(kind: u32, bits: u64, pop: u32);
     x87_op(op: u32);
-    x87_reg(op: u32, i: u32);
+    x87_reg(op: u32, i: u32) -> u32;
     x87_fcmov(i: u32, cond: u32);
     x87_vload(kind: u32, lo: u64, hi: u32) -> u64;
     x87_vstore(kind: u32, flags: u32, am: u64, ae: u32) -> u64;

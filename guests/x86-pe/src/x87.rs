@@ -18,7 +18,7 @@
 use rpt_ir::interp::{MachineState, Val};
 use rpt_ir::{Effects, HelperDecl, StateDesc, Type};
 
-use crate::state::{AF, CF, FPU_CW, FPU_RESULT_E, FPU_SW, FPU_TAGS, FPU_TOP, OF, PF, SF, ST_E, ST_M, ZF};
+use crate::state::{FPU_CW, FPU_RESULT_E, FPU_SW, FPU_TAGS, FPU_TOP, ST_E, ST_M};
 
 /// An 80-bit extended value: the explicit-integer-bit significand and the sign-and-exponent word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,16 +230,12 @@ pub fn helpers() -> Vec<HelperDecl> {
         writes_state: true,
         ..Effects::PURE
     };
-    // What runtime/x87.c reads and writes: the x87 unit's own slots, and the arithmetic flags in
-    // `x87_reg` alone (fcomi/fucomi set ZF, PF, CF and clear OF, SF, AF); never a general-purpose
-    // register. (interp/cpu.h holds the union.)
+    // What runtime/x87.c reads and writes: the x87 unit's own slots, never a general-purpose
+    // register or a flag (`x87_reg` returns an fcomi's condition codes, and the lifted code sets
+    // ZF, PF and CF from them), so a function's flags can stay in C locals around every x87 helper.
     let unit = [FPU_CW, FPU_SW, FPU_TOP, FPU_TAGS, ST_M, ST_E, FPU_RESULT_E];
     let decl = |name: &str, params: &[Type], result: Option<Type>| {
-        let mut touches = Vec::new();
-        if name == helper::REG {
-            touches.extend([CF, PF, AF, ZF, SF, OF]);
-        }
-        touches.extend(unit);
+        let mut touches = unit.to_vec();
         touches.sort();
         HelperDecl {
             name: name.to_string(),
@@ -257,7 +253,7 @@ pub fn helpers() -> Vec<HelperDecl> {
         decl(helper::ARITH_MEM, &[I32, I32, I64], None),
         decl(helper::COM_MEM, &[I32, I64, I32], None),
         decl(helper::OP, &[I32], None),
-        decl(helper::REG, &[I32, I32], None),
+        decl(helper::REG, &[I32, I32], Some(I32)),
         decl(helper::FCMOV, &[I32, I32], None),
         decl(helper::VLOAD, &[I32, I64, I32], Some(I64)),
         decl(helper::VSTORE, &[I32, I32, I64, I32], Some(I64)),

@@ -102,8 +102,6 @@ pub struct Unit {
     pub st_e: SlotId,
     /// Where a value-form helper leaves its result's sign and exponent.
     pub result_e: SlotId,
-    /// ZF, PF, CF, OF, SF, AF: what the fcomi forms set.
-    pub eflags: [SlotId; 6],
 }
 
 impl Unit {
@@ -122,14 +120,6 @@ impl Unit {
             st_m: slot("st_m")?,
             st_e: slot("st_e")?,
             result_e: slot("fpu_result_e")?,
-            eflags: [
-                slot("zf")?,
-                slot("pf")?,
-                slot("cf")?,
-                slot("of")?,
-                slot("sf")?,
-                slot("af")?,
-            ],
         })
     }
 

@@ -466,7 +466,15 @@ impl Fast<'_, '_> {
         }
     }
 
-    fn op(&mut self, op: &Op) {
+    /// Runs `op` on values; `result` is what the stack form's call defined (`x87_reg` gives a
+    /// value: an fcomi's condition codes, else 0).
+    fn op(&mut self, op: &Op, result: Option<Value>) {
+        if let Some(r) = result
+            && !matches!(op, Op::Com { .. })
+        {
+            let zero = self.c32(0);
+            self.map.insert(r, zero);
+        }
         match *op {
             Op::Load { kind, lo, hi } => {
                 let k = self.c32(kind | self.quiet_bit());
@@ -538,8 +546,11 @@ impl Fast<'_, '_> {
                 let (bm, be) = self.read(i);
                 let w = self.c32(which | self.quiet_bit());
                 let codes = self.call(helper::VCOM, vec![w, am, ae, bm, be], Type::I32);
-                if Op::to_eflags(which) {
-                    self.set_eflags(codes);
+                // The stack form (`x87_reg`) returns an fcomi's codes, which the lifted code
+                // turns into ZF, PF and CF; the other compares return 0.
+                if let Some(r) = result {
+                    let same = if Op::to_eflags(which) { codes } else { self.c32(0) };
+                    self.map.insert(r, same);
                 }
                 for _ in 0..pops {
                     self.pop();
@@ -560,23 +571,6 @@ impl Fast<'_, '_> {
                 let r = self.value_call(helper::VUNARY, vec![o, am, ae]);
                 self.write(0, r);
             }
-        }
-    }
-
-    /// fcomi: ZF, PF, CF from C3, C2, C0; OF, SF, AF cleared.
-    fn set_eflags(&mut self, codes: Value) {
-        let [zf, pf, cf, of, sf, af] = self.unit.eflags;
-        for (slot, shift) in [(zf, sw::C3_SHIFT), (pf, sw::C2_SHIFT), (cf, sw::C0_SHIFT)] {
-            let moved = self.b.binary_imm(BinaryOp::Lshr, codes, shift);
-            let bit = self.b.binary_imm(BinaryOp::And, moved, 1);
-            let ty = self.b.state().slot(slot).ty;
-            let v = self.b.resize(bit, ty);
-            self.b.set(slot, v);
-        }
-        for slot in [of, sf, af] {
-            let ty = self.b.state().slot(slot).ty;
-            let zero = self.b.iconst(ty, 0);
-            self.b.set(slot, zero);
         }
     }
 
@@ -788,7 +782,7 @@ fn rewrite(
     };
     for (k, inst) in region.iter().enumerate() {
         if let Some(op) = plan.ops.get(&(plan.start + k)) {
-            f.op(op);
+            f.op(op, inst.result);
             continue;
         }
         let pure_constant = matches!(inst.kind, InstKind::Iconst { .. });

@@ -9,7 +9,7 @@ use rpt_ir::{BinaryOp, Type, Value};
 
 use super::operand::addressing_ok;
 use super::{Handler, Lifter};
-use crate::state::{EAX, FPU_CW, FPU_SW, FPU_TOP};
+use crate::state::{AF, CF, EAX, FPU_CW, FPU_SW, FPU_TOP, OF, PF, SF, ZF};
 use crate::x87::{Kind, helper, op};
 
 /// Picks the handler for an x87 instruction; `None` for anything else or an x87 form not modelled.
@@ -122,9 +122,12 @@ fn memory_operand(insn: &Instruction) -> bool {
 }
 
 impl Lifter<'_> {
-    fn call(&mut self, name: &str, args: &[u32]) {
+    /// Calls an x87 helper with constant arguments; `x87_reg` gives a value (an fcomi's
+    /// condition codes, else 0), the others none.
+    fn call(&mut self, name: &str, args: &[u32]) -> Option<Value> {
         let vals: Vec<Value> = args.iter().map(|&a| self.c32(a)).collect();
-        self.b.call_helper(name, vals, None);
+        let result = (name == helper::REG).then_some(Type::I32);
+        self.b.call_helper(name, vals, result)
     }
 
     /// The memory operand's bits for a helper: integers sign-extended, floats zero-extended, to i64.
@@ -254,7 +257,20 @@ fn compare(lx: &mut Lifter<'_>, insn: &Instruction) {
     // The other register is the last operand (`fcomi st(0), st(i)`, `fcom st(i)`); none: st(1).
     let i = insn.op_count().checked_sub(1).and_then(|k| st_op(insn, k)).unwrap_or(1);
     let which = op::FCOM + u32::from(pop) + 2 * u32::from(unordered) + 4 * u32::from(to_eflags);
-    lx.call(helper::REG, &[which, i]);
+    let codes = lx.call(helper::REG, &[which, i]);
+    if let Some(codes) = codes.filter(|_| to_eflags) {
+        // fcomi: ZF, PF and CF are C3, C2 and C0 of the compare; OF, SF and AF are cleared. Set
+        // here rather than by the helper, so that no x87 helper touches a flag.
+        for (slot, shift) in [(ZF, 14), (PF, 10), (CF, 8)] {
+            let moved = lx.b.binary_imm(BinaryOp::Lshr, codes, shift);
+            let bit = lx.b.binary_imm(BinaryOp::And, moved, 1);
+            let flag = lx.b.resize(bit, Type::I1);
+            lx.b.set(slot, flag);
+        }
+        for slot in [OF, SF, AF] {
+            lx.set_flag_const(slot, false);
+        }
+    }
 }
 
 fn register(lx: &mut Lifter<'_>, insn: &Instruction) {

@@ -434,7 +434,7 @@ fn rewrite(
         for inst in &data.insts {
             if let Some(op) = Op::recognize(inst, constant) {
                 shape.apply(&op);
-                f.op(&op);
+                f.op(&op, inst.result);
                 continue;
             }
             f.copy(inst);
