@@ -452,23 +452,53 @@ X87_ALWAYS_INLINE struct rpt_f80 unit_constant(uint16_t cw, unsigned op)
 
 X87_ALWAYS_INLINE void unit_load_quiet(uint16_t cw, unsigned kind, uint64_t bits, struct rpt_f80 *out)
 {
-#define X87_LOAD_QUIET(INSN)                                                                        \
-	do {                                                                                        \
-		long double r_;                                                                     \
-		__asm__(X87_SLOT_ENTER "mov %[m_], (%%rsp)\n\t" INSN " (%%rsp)" X87_SLOT_LEAVE         \
-			: "=t"(r_)                                                                  \
-			: [m_] "r"(bits)                                                            \
-			: "cc");                                                                    \
-		*out = x87_bits(r_);                                                                \
-		return;                                                                             \
-	} while (0)
+	/* A load converts exactly under every control word, and a quiet one raises nothing anyone
+	 * reads, so it is the C conversion: clang loads the operand itself (fld from memory) and
+	 * folds a constant one. */
 	(void)cw;
-	X87_LOAD_TABLE(X87_LOAD_QUIET);
-#undef X87_LOAD_QUIET
+	switch (kind) {
+	case X87_KIND_F32: {
+		uint32_t w = (uint32_t)bits;
+		float f;
+		__builtin_memcpy(&f, &w, sizeof f);
+		*out = x87_bits((long double)f);
+		return;
+	}
+	case X87_KIND_F64: {
+		double d;
+		__builtin_memcpy(&d, &bits, sizeof d);
+		*out = x87_bits((long double)d);
+		return;
+	}
+	case X87_KIND_I16:
+		*out = x87_bits((long double)(int16_t)bits);
+		return;
+	case X87_KIND_I32:
+		*out = x87_bits((long double)(int32_t)bits);
+		return;
+	default:
+		*out = x87_bits((long double)(int64_t)bits);
+		return;
+	}
 }
 
 X87_ALWAYS_INLINE void unit_store_quiet(uint16_t cw, unsigned kind, int truncate, struct rpt_f80 v, uint64_t *out)
 {
+	/* Under the host's control word a float store is the C conversion (clang's fstps and fstpl
+	 * round by it as the guest's instruction does); integer stores and other words take the
+	 * guest's instruction below. */
+	if ((uint16_t)(cw | 0x3fu) == X87_HOST_CW && kind == X87_KIND_F32) {
+		float f = (float)x87_ld(v);
+		uint32_t w;
+		__builtin_memcpy(&w, &f, sizeof w);
+		*out = w;
+		return;
+	}
+	if ((uint16_t)(cw | 0x3fu) == X87_HOST_CW && kind == X87_KIND_F64) {
+		double d = (double)x87_ld(v);
+		__builtin_memcpy(out, &d, sizeof d);
+		return;
+	}
 #define X87_STORE_QUIET(INSN)                                                                       \
 	do {                                                                                        \
 		uint64_t m_ = 0;                                                                    \
@@ -484,6 +514,31 @@ X87_ALWAYS_INLINE void unit_store_quiet(uint16_t cw, unsigned kind, int truncate
 
 X87_ALWAYS_INLINE void unit_arith_quiet(uint16_t cw, unsigned op, struct rpt_f80 a, struct rpt_f80 b, struct rpt_f80 *out)
 {
+	if ((uint16_t)(cw | 0x3fu) == X87_HOST_CW) {
+		long double x = x87_ld(a), y = x87_ld(b), r;
+		switch (op) {
+		case X87_ADD:
+			r = x + y;
+			break;
+		case X87_MUL:
+			r = x * y;
+			break;
+		case X87_SUB:
+			r = x - y;
+			break;
+		case X87_SUBR:
+			r = y - x;
+			break;
+		case X87_DIV:
+			r = x / y;
+			break;
+		default:
+			r = y / x;
+			break;
+		}
+		*out = x87_bits(r);
+		return;
+	}
 #define X87_ARITH_QUIET(INSN)                                                                       \
 	do {                                                                                        \
 		long double r_;                                                                     \
@@ -498,16 +553,11 @@ X87_ALWAYS_INLINE void unit_arith_quiet(uint16_t cw, unsigned op, struct rpt_f80
 X87_ALWAYS_INLINE void unit_arith_memory_quiet(uint16_t cw, unsigned op, unsigned kind, struct rpt_f80 a, uint64_t bits,
 					       struct rpt_f80 *out)
 {
-#define X87_MEM_QUIET(INSN)                                                                         \
-	do {                                                                                        \
-		long double r_;                                                                     \
-		X87_REG_FORM_WITH("mov %[m_], (%%rsp)\n\t", "", INSN " (%%rsp)", ("=t"(r_)),          \
-				  ("0"(x87_ld(a)), [m_] "r"(bits)));                                \
-		*out = x87_bits(r_);                                                                \
-		return;                                                                             \
-	} while (0)
-	X87_MEM_TABLE(X87_MEM_QUIET);
-#undef X87_MEM_QUIET
+	/* The memory form's value is the operand loaded, then the register form with it as st(1):
+	 * the load is exact, and only the exception flags (which nobody reads here) tell them apart. */
+	struct rpt_f80 b;
+	unit_load_quiet(cw, kind, bits, &b);
+	unit_arith_quiet(cw, op, a, b, out);
 }
 
 /* C0, C2 and C3 as comparing a with b sets them, by fucomi, whose result the branch reads from the
