@@ -109,7 +109,7 @@ fn natural_loops(func: &Function) -> Vec<Loop> {
             let mut work = vec![b];
             while let Some(x) = work.pop() {
                 if body.insert(x) {
-                    work.extend(preds[x.index()].iter().copied());
+                    work.extend(preds.get(x.index()).into_iter().flatten().copied());
                 }
             }
         }
