@@ -615,15 +615,18 @@ pub fn cpu_header(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreError> {
     )))
 }
 
-/// The generated `functab.c`.
+/// The generated `functab.c` (which functions the direct table holds depends on what every
+/// function reads and writes: [`program_state_use`]).
 #[salsa::tracked(returns(ref))]
 pub fn function_table_c(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreError> {
     let facts = program_facts(db, s).clone()?;
+    let uses = program_state_use(db, s).clone()?;
     Ok(Arc::new(rpt_emit_c::function_table(
         &facts.functions,
         &facts.externs,
         facts.entry,
         codegen_options(db, s).memory_base_argument,
+        &uses,
     )))
 }
 

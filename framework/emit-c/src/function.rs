@@ -35,7 +35,7 @@ use rpt_ir::{
 };
 
 use crate::ctype::{Int, access_name, c_string, c_type, field_name, int_literal};
-use crate::state_use::rounds_by_guest_mode;
+use crate::state_use::{StateUse, rounds_by_guest_mode};
 use crate::{EmitContext, EmitError, EmittedFunction};
 
 /// Emits one function as a C definition, per `docs/c-abi.md`.
@@ -1031,7 +1031,10 @@ impl<'a> FnEmitter<'a> {
     /// write (reloaded after it), from what the callee reads and writes (`state_use`); `None`
     /// when the callee may read and write everything.
     fn call_hands_over(&self, target: &CallTarget) -> Option<(BTreeSet<SlotId>, BTreeSet<SlotId>)> {
-        let callee = self.ctx.calls.of(target)?;
+        let callee = match self.light_indirect_call(target) {
+            Some(light) => light,
+            None => self.ctx.calls.of(target)?,
+        };
         let handed = self.locals.iter().copied().filter(|&w| callee.hands_over(w)).collect();
         let written = self
             .locals
@@ -1040,6 +1043,18 @@ impl<'a> FnEmitter<'a> {
             .filter(|w| callee.writes.contains(w))
             .collect();
         Some((handed, written))
+    }
+
+    /// For an indirect call emitted in two versions (`state_use::ProgramStateUse` says why), what
+    /// the version for a target in the direct table hands over; the dirty locals the other
+    /// version writes back are clean after either. `None` for a call emitted once.
+    fn light_indirect_call(&self, target: &CallTarget) -> Option<&StateUse> {
+        match target {
+            CallTarget::Indirect(_) if self.ctx.memarg && !self.locals.is_empty() => {
+                self.ctx.calls.indirect_light.as_ref()
+            }
+            _ => None,
+        }
     }
 
     /// Per block in the function, the locals that may be dirty on entry: a forward data flow
@@ -1269,9 +1284,47 @@ impl<'a> FnEmitter<'a> {
         Ok(s)
     }
 
+    /// An indirect call in two versions: a target in the direct table gets the light union's
+    /// locals written back and reloaded; any other, found by the run-time's full lookup, all of
+    /// them. Both continue at `cont` with every local valid, and dirty only where the light
+    /// version left it dirty.
+    fn two_version_indirect_call(
+        &mut self,
+        v: Value,
+        target: &CallTarget,
+        cont: &BlockCall,
+    ) -> Result<String, EmitError> {
+        self.int(v)?;
+        self.uses_memory_base = true;
+        let (handed, written) = self.call_hands_over(target).unwrap_or_default();
+        let dirty_before = self.dirty.clone();
+        let light_spill = self.spill_locals(Some(&handed));
+        let dirty_after = std::mem::replace(&mut self.dirty, dirty_before);
+        let full_spill = self.spill_locals(None);
+        self.dirty = dirty_after;
+        let light_reload = self.reload_locals(Some(&written));
+        let full_reload = self.reload_locals(None);
+        let jump = self.jump(cont)?;
+        let part = |s: &str| if s.is_empty() { String::new() } else { format!("{s} ") };
+        Ok(format!(
+            "{{ rpt_fn_m t = rpt_direct_m({v}); if (__builtin_expect(t != 0, 1)) {{ {}t(c, mb); {}}} else {{ {}rpt_resolve_m(c, {v})(c, mb); {}}} }} {jump}",
+            part(&light_spill),
+            part(&light_reload),
+            part(&full_spill),
+            part(&full_reload),
+        ))
+    }
+
     fn terminator(&mut self, term: &Terminator) -> Result<(), EmitError> {
         // Everything but a jump within the function lets code outside it see the state: a call
         // what its callee may read or write, anything else all of it.
+        if let Terminator::Call { target, cont } = term
+            && let (Some(_), CallTarget::Indirect(v)) = (self.light_indirect_call(target), target)
+        {
+            let s = self.two_version_indirect_call(*v, target, cont)?;
+            self.stmt(s);
+            return Ok(());
+        }
         let call_state = match term {
             Terminator::Call { target, .. } => self.call_hands_over(target),
             _ => None,

@@ -68,12 +68,17 @@ pub struct CallStateUse {
     pub direct: BTreeMap<GuestAddr, StateUse>,
     /// Every address-taken function together, when all of them are lifted.
     pub indirect: Option<StateUse>,
+    /// What an indirect call hands over when its target is in the direct table (see
+    /// [`ProgramStateUse::direct_functions`]), when the program has light functions to tell
+    /// apart; an indirect call to anything else hands over everything.
+    pub indirect_light: Option<StateUse>,
 }
 
 /// Nothing known of any callee: every call hands over and takes back every local.
 pub static UNKNOWN_CALLS: CallStateUse = CallStateUse {
     direct: BTreeMap::new(),
     indirect: None,
+    indirect_light: None,
 };
 
 impl CallStateUse {
@@ -87,11 +92,25 @@ impl CallStateUse {
 }
 
 /// The state use of every lifted function of a program, and of its indirect calls.
+///
+/// Indirect calls reach two kinds of function. Most calls go to small ones: callbacks,
+/// comparators, virtual methods, a table of operations, which use a few registers and keep the
+/// callee-saved ones. A few address-taken functions use much more: a C runtime's start-up and
+/// exit handlers, which run the whole program or call its destructors through further indirect
+/// calls. One union over both would make every indirect call write back and reload every local
+/// (the callee-saved registers a hot loop keeps its variables in) for the sake of functions that
+/// run once. So when a program has both, an indirect call is emitted twice: a target found in the
+/// direct table, which holds the functions the *light union* covers (what the address-taken
+/// functions that call nothing use; [`ProgramStateUse::direct_functions`]), is handed that; any
+/// other, found by the run-time's full lookup, everything. A wrong guess costs speed, never
+/// correctness: the table holds exactly the functions the light hand-over is enough for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProgramStateUse {
     /// Lifted functions, and the externs with a contract.
     functions: BTreeMap<GuestAddr, Words>,
     indirect: Option<Words>,
+    /// The union of the light address-taken functions, when some others are opaque.
+    light: Option<Words>,
     slots: Vec<SlotId>,
 }
 
@@ -109,7 +128,31 @@ impl ProgramStateUse {
             } else {
                 None
             },
+            indirect_light: if indirect {
+                self.light.as_ref().map(|w| self.to_use(w))
+            } else {
+                None
+            },
         }
+    }
+
+    /// Which of `candidates` (lifted functions and externs) indirect calls may reach through the
+    /// direct table: all of them when one union serves every indirect call; else those for which
+    /// handing over the light union is enough (they read and write nothing more, and come back as
+    /// the analysis of every indirect caller assumes).
+    pub fn direct_functions(&self, candidates: &BTreeSet<GuestAddr>) -> BTreeSet<GuestAddr> {
+        let (Some(light), Some(all)) = (&self.light, &self.indirect) else {
+            return candidates.clone();
+        };
+        candidates
+            .iter()
+            .copied()
+            .filter(|addr| {
+                self.functions
+                    .get(addr)
+                    .is_some_and(|w| fits_the_light_union(w, light, all))
+            })
+            .collect()
     }
 
     fn to_use(&self, words: &Words) -> StateUse {
@@ -291,6 +334,7 @@ pub fn analyze(
             if let Some(old) = uses.get_mut(addr) {
                 changed |= old.reads.union_with(&found.reads);
                 changed |= old.writes.union_with(&found.writes);
+
                 changed |= merge_returns(&mut old.returns, &found.returns);
             }
         }
@@ -306,10 +350,57 @@ pub fn analyze(
         }
     }
     uses.extend(contracts);
+    let light = indirect_lifted
+        .then(|| light_union(program, &uses, &indirect))
+        .flatten();
     ProgramStateUse {
         functions: uses,
         indirect: indirect_lifted.then_some(indirect),
+        light,
         slots: program.state.iter().map(|(id, _)| id).collect(),
+    }
+}
+
+/// The light union: what the address-taken functions that call nothing read and write (the
+/// callbacks, comparators and small methods indirect calls mostly reach), when some other
+/// address-taken function needs more; `None` when one union serves every indirect call.
+fn light_union(program: &Program, uses: &BTreeMap<GuestAddr, Words>, all: &Words) -> Option<Words> {
+    let mut light = Words::default();
+    let mut any = false;
+    for addr in &program.address_taken {
+        let (Some(func), Some(w)) = (program.functions.get(addr), uses.get(addr)) else {
+            continue;
+        };
+        if func
+            .blocks
+            .iter()
+            .any(|b| matches!(b.term, Terminator::Call { .. } | Terminator::TailCall { .. }))
+        {
+            continue;
+        }
+        any = true;
+        light.reads.union_with(&w.reads);
+        light.writes.union_with(&w.writes);
+    }
+    let some_need_more = program
+        .address_taken
+        .iter()
+        .any(|a| uses.get(a).is_none_or(|w| !fits_the_light_union(w, &light, all)));
+    (any && some_need_more).then_some(light)
+}
+
+/// Whether handing over `light` is enough for a call of `w` that every indirect caller's own
+/// analysis took to be a call of any address-taken function (`all`): it reads and writes nothing
+/// more, and every word `all` says comes back adjusted by a constant comes back so from it too.
+fn fits_the_light_union(w: &Words, light: &Words, all: &Words) -> bool {
+    let within = |a: &Bits, b: &Bits| a.iter().all(|i| b.contains(i));
+    if !within(&w.reads, &light.reads) || !within(&w.writes, &light.writes) {
+        return false;
+    }
+    match (&w.returns, &all.returns) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(back), Some(claimed)) => claimed.iter().all(|(word, d)| back.get(word) == Some(d)),
     }
 }
 
@@ -593,6 +684,66 @@ mod tests {
         let uses = analyze(&program, &BTreeMap::new(), None);
         let caller = &program.functions[&GuestAddr(0x1000)];
         assert_eq!(uses.calls_of(caller).indirect, None);
+    }
+
+    #[test]
+    fn indirect_calls_hand_small_callees_the_light_union_and_the_rest_everything() {
+        // f_2000 is a leaf callback (reads a, writes b); f_3000, also address-taken, calls an
+        // extern without a contract, so it may touch everything.
+        let program = parse_program(&format!(
+            "{STATE}extern f_00009000 \"ext\"\naddress_taken f_00002000\naddress_taken f_00003000
+function f_00001000 {{
+block0:
+    v0: i32 = get %s
+    call v0, block1
+block1:
+    return
+}}
+function f_00002000 {{
+block0:
+    v0: i32 = get %a
+    set %b, v0
+    return
+}}
+function f_00003000 {{
+block0:
+    call f_00009000, block1
+block1:
+    return
+}}
+function f_00004000 {{
+block0:
+    v0: i32 = get %b
+    set %a, v0
+    return
+}}
+"
+        ))
+        .expect("test IR parses");
+        let uses = analyze(&program, &BTreeMap::new(), None);
+        let calls = uses.calls_of(&program.functions[&GuestAddr(0x1000)]);
+        let slot = |n: &str| program.state.find(n).expect("a slot");
+        let light = calls.indirect_light.expect("a light union");
+        assert_eq!(light.reads, BTreeSet::from([slot("a")]));
+        assert_eq!(light.writes, BTreeSet::from([slot("b")]));
+        assert_eq!(
+            calls.indirect.map(|u| u.reads.len()),
+            Some(4),
+            "the full union is everything"
+        );
+        // The direct table holds what the light union covers: the callback, not the one calling
+        // the extern, nor f_4000, which reads b.
+        let all: BTreeSet<GuestAddr> = [0x1000, 0x2000, 0x3000, 0x4000, 0x9000].map(GuestAddr).into();
+        assert_eq!(uses.direct_functions(&all), BTreeSet::from([GuestAddr(0x2000)]));
+        // With only light functions taken, one union serves every call and the table holds all.
+        let mut only_light = program.clone();
+        only_light.address_taken.remove(&GuestAddr(0x3000));
+        let uses = analyze(&only_light, &BTreeMap::new(), None);
+        assert_eq!(
+            uses.calls_of(&only_light.functions[&GuestAddr(0x1000)]).indirect_light,
+            None
+        );
+        assert_eq!(uses.direct_functions(&all), all);
     }
 
     #[test]

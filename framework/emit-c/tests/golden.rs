@@ -30,7 +30,13 @@ fn render(program: &rpt_ir::Program, listing_name: &str, choices: Choices) -> St
     out.push_str("/* ==== shard ==== */\n");
     out.push_str(&rpt_emit_c::shard_source(&refs, &program.externs, memarg));
     out.push_str("/* ==== functab.c ==== */\n");
-    out.push_str(&rpt_emit_c::function_table(&addrs, &program.externs, entry, memarg));
+    out.push_str(&rpt_emit_c::function_table(
+        &addrs,
+        &program.externs,
+        entry,
+        memarg,
+        &Default::default(),
+    ));
     out
 }
 

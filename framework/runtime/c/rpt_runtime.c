@@ -525,7 +525,8 @@ static void rpt_direct_functions(void)
 	if (!table)
 		return;
 	for (size_t i = 0; i < covered; i++)
-		table[(rpt_function_table[i].pc - base) >> shift] = rpt_function_table[i].fn_m;
+		if (rpt_function_table[i].direct)
+			table[(rpt_function_table[i].pc - base) >> shift] = rpt_function_table[i].fn_m;
 	rpt_direct.base = base;
 	rpt_direct.shift = shift;
 	rpt_direct.slots = table;

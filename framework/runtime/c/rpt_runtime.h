@@ -45,6 +45,9 @@ struct rpt_function {
 	uint64_t pc;
 	rpt_fn fn;
 	rpt_fn_m fn_m;
+	/* Whether the direct table holds fn_m: indirect calls that find it there hand over only
+	 * what the program's light functions use (framework/emit-c/src/state_use.rs). */
+	int direct;
 };
 
 /* Segment access rights, as in rpt_api::SegmentFlags. */
@@ -130,7 +133,8 @@ rpt_fn rpt_resolve(struct cpu *c, uint64_t pc);
 rpt_fn_m rpt_resolve_m(struct cpu *c, uint64_t pc);
 
 /* The direct table behind indirect calls with MEMARG: the `_m` entry of the function at guest
- * address `base + (i << shift)` in `slots[i]` (NULL where none starts), for the `count` slots
+ * address `base + (i << shift)` in `slots[i]` (NULL where none starts or the function is not
+ * `direct`), for the `count` slots
  * from the first function up (rpt_runtime.c says how far); no slots without MEMARG. Any address
  * outside it, or on a NULL slot, goes to rpt_resolve_m. One hidden object, so that generated
  * code reaches each field with one PC-relative load (an extern symbol of default visibility
@@ -143,20 +147,26 @@ struct rpt_direct_table {
 };
 extern struct rpt_direct_table rpt_direct __attribute__((visibility("hidden")));
 
-/* rpt_resolve_m with the direct table inline: a rotate, one compare and one load on the common
- * path. Rotating the offset instead of shifting it moves the bits below the slot size to the
- * top, so the one compare with the count refuses an address between two slots as well as one
- * out of range (a shift of 0 rotates by nothing). */
-static inline rpt_fn_m rpt_resolve_m_fast(struct cpu *c, uint64_t pc)
+/* The direct table's entry for `pc`, or NULL: a rotate, one compare and one load. Rotating the
+ * offset instead of shifting it moves the bits below the slot size to the top, so the one
+ * compare with the count refuses an address between two slots as well as one out of range (a
+ * shift of 0 rotates by nothing). */
+static inline rpt_fn_m rpt_direct_m(uint64_t pc)
 {
 	uint64_t off = pc - rpt_direct.base;
 	unsigned shift = rpt_direct.shift & 63u;
 	uint64_t slot = (off >> shift) | (off << ((64u - shift) & 63u));
-	if (__builtin_expect(slot < rpt_direct.count, 1)) {
-		rpt_fn_m fn = rpt_direct.slots[slot];
-		if (__builtin_expect(fn != 0, 1))
-			return fn;
-	}
+	if (__builtin_expect(slot < rpt_direct.count, 1))
+		return rpt_direct.slots[slot];
+	return 0;
+}
+
+/* rpt_resolve_m with the direct table inline (functions not in it are found all the same). */
+static inline rpt_fn_m rpt_resolve_m_fast(struct cpu *c, uint64_t pc)
+{
+	rpt_fn_m fn = rpt_direct_m(pc);
+	if (__builtin_expect(fn != 0, 1))
+		return fn;
 	return rpt_resolve_m(c, pc);
 }
 void rpt_dispatch(struct cpu *c, uint64_t pc);

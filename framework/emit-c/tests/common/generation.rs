@@ -10,6 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use rpt_api::{GuestImage, MemoryModel, SourceFile};
+use rpt_emit_c::state_use::ProgramStateUse;
 use rpt_emit_c::{EmitContext, EmittedFunction};
 use rpt_ir::{GuestAddr, InstKind, Program};
 use rpt_testkit::cbuild::CCompiler;
@@ -58,6 +59,15 @@ impl Choices {
     }
 }
 
+/// What each function of `program` reads and writes, with state in locals (as `rpt recompile`
+/// analyses it: calls hand over what this says); nothing without.
+pub fn state_uses(program: &Program, memory: MemoryModel, choices: Choices) -> ProgramStateUse {
+    if choices.state_in_locals.is_empty() {
+        return ProgramStateUse::default();
+    }
+    rpt_emit_c::state_use::analyze(program, &Default::default(), memory.stack_pointer)
+}
+
 /// Emits every function of a program for a guest of `memory`'s model, in address order, with
 /// `choices`; the listing they point into is `listing_name`.
 pub fn emit_functions(
@@ -66,14 +76,12 @@ pub fn emit_functions(
     listing_name: &str,
     choices: Choices,
 ) -> Vec<EmittedFunction> {
-    // With state in locals, calls hand over what the analysis says, as `rpt recompile` does.
-    let uses = (!choices.state_in_locals.is_empty())
-        .then(|| rpt_emit_c::state_use::analyze(program, &Default::default(), memory.stack_pointer));
+    let uses = state_uses(program, memory, choices);
     program
         .functions
         .values()
         .map(|f| {
-            let calls = uses.as_ref().map(|u| u.calls_of(f)).unwrap_or_default();
+            let calls = uses.calls_of(f);
             let ctx = EmitContext {
                 state: &program.state,
                 helpers: &program.helpers,
@@ -140,7 +148,13 @@ pub fn generation_sources(
     let addrs: BTreeSet<GuestAddr> = program.functions.keys().copied().collect();
     files.insert(
         "functab.c".into(),
-        rpt_emit_c::function_table(&addrs, &program.externs, entry, choices.memarg),
+        rpt_emit_c::function_table(
+            &addrs,
+            &program.externs,
+            entry,
+            choices.memarg,
+            &state_uses(program, memory, choices),
+        ),
     );
     files.insert("image.c".into(), rpt_emit_c::image_source(image));
     files.insert(
