@@ -1285,8 +1285,8 @@ impl<'a> FnEmitter<'a> {
     }
 
     /// An indirect call in two versions: a target in the direct table gets the light union's
-    /// locals written back and reloaded; any other, found by the run-time's full lookup, all of
-    /// them. Both continue at `cont` with every local valid, and dirty only where the light
+    /// locals written back and reloaded; any other, found in the table of every function or by
+    /// the run-time's full lookup, all of them. Both continue at `cont` with every local valid, and dirty only where the light
     /// version left it dirty.
     fn two_version_indirect_call(
         &mut self,
@@ -1307,7 +1307,7 @@ impl<'a> FnEmitter<'a> {
         let jump = self.jump(cont)?;
         let part = |s: &str| if s.is_empty() { String::new() } else { format!("{s} ") };
         Ok(format!(
-            "{{ rpt_fn_m t = rpt_direct_m({v}); if (__builtin_expect(t != 0, 1)) {{ {}t(c, mb); {}}} else {{ {}rpt_resolve_m(c, {v})(c, mb); {}}} }} {jump}",
+            "{{ rpt_fn_m t = rpt_direct_m({v}); if (__builtin_expect(t != 0, 1)) {{ {}t(c, mb); {}}} else {{ {}rpt_resolve_m_fast(c, {v})(c, mb); {}}} }} {jump}",
             part(&light_spill),
             part(&light_reload),
             part(&full_spill),

@@ -100,9 +100,9 @@ impl CallStateUse {
 /// calls. One union over both would make every indirect call write back and reload every local
 /// (the callee-saved registers a hot loop keeps its variables in) for the sake of functions that
 /// run once. So when a program has both, an indirect call is emitted twice: a target found in the
-/// direct table, which holds the functions the *light union* covers (what the address-taken
-/// functions that call nothing use; [`ProgramStateUse::direct_functions`]), is handed that; any
-/// other, found by the run-time's full lookup, everything. A wrong guess costs speed, never
+/// direct table of light functions, which holds the functions the *light union* covers
+/// (`light_union` says how it is chosen; [`ProgramStateUse::direct_functions`]), is handed that;
+/// any other everything. A wrong guess costs speed, never
 /// correctness: the table holds exactly the functions the light hand-over is enough for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProgramStateUse {
@@ -248,6 +248,8 @@ fn merge_returns(into: &mut Option<BTreeMap<usize, i64>>, other: &Option<BTreeMa
 struct Slots {
     all: Bits,
     flags: Bits,
+    /// The general registers and flags.
+    registers: Bits,
     special: Bits,
     /// The word of each slot index: itself, or a packed field's parent.
     word: Vec<usize>,
@@ -260,6 +262,7 @@ impl Slots {
         let mut slots = Slots {
             all: Bits::all(n),
             flags: Bits::default(),
+            registers: Bits::default(),
             special: Bits::default(),
             word: (0..n).collect(),
             packed: vec![false; n],
@@ -270,6 +273,9 @@ impl Slots {
                 slots.packed[id.index()] = true;
             }
             let word = slots.word[id.index()];
+            if matches!(slot.role, SlotRole::Gpr | SlotRole::Flag) {
+                slots.registers.insert(word);
+            }
             match slot.role {
                 SlotRole::Flag => slots.flags.insert(word),
                 SlotRole::Special => slots.special.insert(word),
@@ -351,7 +357,7 @@ pub fn analyze(
     }
     uses.extend(contracts);
     let light = indirect_lifted
-        .then(|| light_union(program, &uses, &indirect))
+        .then(|| light_union(program, &slots, &uses, &indirect))
         .flatten();
     ProgramStateUse {
         functions: uses,
@@ -361,26 +367,43 @@ pub fn analyze(
     }
 }
 
-/// The light union: what the address-taken functions that call nothing read and write (the
-/// callbacks, comparators and small methods indirect calls mostly reach), when some other
-/// address-taken function needs more; `None` when one union serves every indirect call.
-fn light_union(program: &Program, uses: &BTreeMap<GuestAddr, Words>, all: &Words) -> Option<Words> {
-    let mut light = Words::default();
+/// The light union, when some address-taken function needs more than it; `None` when one union
+/// serves every indirect call. What a hot loop keeps across an indirect call is in general
+/// registers and flags, so what sets a callee apart is which of those it uses. The ones the
+/// address-taken functions that call nothing use (the callbacks, comparators and small methods
+/// indirect calls mostly reach) are the yardstick; the light union is what every address-taken
+/// function whose general registers and flags stay within them uses (a callback calling the C
+/// library, say, but not a run-time start-up routine that clobbers the callee-saved registers).
+fn light_union(program: &Program, slots: &Slots, uses: &BTreeMap<GuestAddr, Words>, all: &Words) -> Option<Words> {
+    let taken: Vec<(&Function, &Words)> = program
+        .address_taken
+        .iter()
+        .filter_map(|a| Some((program.functions.get(a)?, uses.get(a)?)))
+        .collect();
+    let mut yardstick = Bits::default();
     let mut any = false;
-    for addr in &program.address_taken {
-        let (Some(func), Some(w)) = (program.functions.get(addr), uses.get(addr)) else {
-            continue;
-        };
-        if func
+    for (func, w) in &taken {
+        let calls = func
             .blocks
             .iter()
-            .any(|b| matches!(b.term, Terminator::Call { .. } | Terminator::TailCall { .. }))
-        {
-            continue;
+            .any(|b| matches!(b.term, Terminator::Call { .. } | Terminator::TailCall { .. }));
+        if !calls {
+            any = true;
+            yardstick.union_with(&w.reads);
+            yardstick.union_with(&w.writes);
         }
-        any = true;
-        light.reads.union_with(&w.reads);
-        light.writes.union_with(&w.writes);
+    }
+    let mut light = Words::default();
+    for (_, w) in &taken {
+        let within = w
+            .reads
+            .iter()
+            .chain(w.writes.iter())
+            .all(|i| !slots.registers.contains(i) || yardstick.contains(i));
+        if within {
+            light.reads.union_with(&w.reads);
+            light.writes.union_with(&w.writes);
+        }
     }
     let some_need_more = program
         .address_taken

@@ -521,15 +521,29 @@ static void rpt_direct_functions(void)
 	       ((rpt_function_table[covered].pc - base) >> shift) < RPT_DIRECT_MAX_SLOTS)
 		covered++;
 	uint64_t slots = ((rpt_function_table[covered - 1].pc - base) >> shift) + 1;
-	rpt_fn_m *table = (rpt_fn_m *)rpt_host_reserve(slots * sizeof *table);
-	if (!table)
+	rpt_fn_m *all = (rpt_fn_m *)rpt_host_reserve(slots * sizeof *all);
+	if (!all)
 		return;
+	rpt_fn_m *direct = all;
 	for (size_t i = 0; i < covered; i++)
+		if (!rpt_function_table[i].direct)
+			direct = NULL;
+	if (!direct) {
+		/* Without a table of the direct functions, indirect calls go through rpt_resolve_m. */
+		direct = (rpt_fn_m *)rpt_host_reserve(slots * sizeof *direct);
+		if (!direct)
+			return;
+	}
+	for (size_t i = 0; i < covered; i++) {
+		uint64_t at = (rpt_function_table[i].pc - base) >> shift;
+		all[at] = rpt_function_table[i].fn_m;
 		if (rpt_function_table[i].direct)
-			table[(rpt_function_table[i].pc - base) >> shift] = rpt_function_table[i].fn_m;
+			direct[at] = rpt_function_table[i].fn_m;
+	}
 	rpt_direct.base = base;
 	rpt_direct.shift = shift;
-	rpt_direct.slots = table;
+	rpt_direct.slots = direct;
+	rpt_direct.all = all;
 	rpt_direct.count = slots;
 }
 

@@ -132,41 +132,51 @@ rpt_fn rpt_lookup(uint64_t pc);
 rpt_fn rpt_resolve(struct cpu *c, uint64_t pc);
 rpt_fn_m rpt_resolve_m(struct cpu *c, uint64_t pc);
 
-/* The direct table behind indirect calls with MEMARG: the `_m` entry of the function at guest
- * address `base + (i << shift)` in `slots[i]` (NULL where none starts or the function is not
- * `direct`), for the `count` slots
- * from the first function up (rpt_runtime.c says how far); no slots without MEMARG. Any address
- * outside it, or on a NULL slot, goes to rpt_resolve_m. One hidden object, so that generated
- * code reaches each field with one PC-relative load (an extern symbol of default visibility
- * costs a second load, through the GOT, in a position-independent executable). */
+/* The direct tables behind indirect calls with MEMARG: the `_m` entry of the function at guest
+ * address `base + (i << shift)` in `all[i]` (NULL where none starts), for the `count` slots from
+ * the first function up (rpt_runtime.c says how far), and in `slots[i]` only for the functions
+ * whose `direct` is set (the same table when every function's is); no slots without MEMARG. Any
+ * address outside them, or on a NULL slot, goes to rpt_resolve_m. One hidden object, so that
+ * generated code reaches each field with one PC-relative load (an extern symbol of default
+ * visibility costs a second load, through the GOT, in a position-independent executable). */
 struct rpt_direct_table {
 	rpt_fn_m *slots;
+	rpt_fn_m *all;
 	uint64_t base;
 	uint64_t count;
 	unsigned shift;
 };
 extern struct rpt_direct_table rpt_direct __attribute__((visibility("hidden")));
 
-/* The direct table's entry for `pc`, or NULL: a rotate, one compare and one load. Rotating the
- * offset instead of shifting it moves the bits below the slot size to the top, so the one
- * compare with the count refuses an address between two slots as well as one out of range (a
- * shift of 0 rotates by nothing). */
-static inline rpt_fn_m rpt_direct_m(uint64_t pc)
+/* The slot of `pc` in the direct tables, `count` or more when it has none. Rotating the offset
+ * instead of shifting it moves the bits below the slot size to the top, so the one compare
+ * with the count refuses an address between two slots as well as one out of range (a shift of
+ * 0 rotates by nothing). */
+static inline uint64_t rpt_direct_slot(uint64_t pc)
 {
 	uint64_t off = pc - rpt_direct.base;
 	unsigned shift = rpt_direct.shift & 63u;
-	uint64_t slot = (off >> shift) | (off << ((64u - shift) & 63u));
+	return (off >> shift) | (off << ((64u - shift) & 63u));
+}
+
+/* The `direct` function at `pc`, or NULL: a rotate, one compare and one load. */
+static inline rpt_fn_m rpt_direct_m(uint64_t pc)
+{
+	uint64_t slot = rpt_direct_slot(pc);
 	if (__builtin_expect(slot < rpt_direct.count, 1))
 		return rpt_direct.slots[slot];
 	return 0;
 }
 
-/* rpt_resolve_m with the direct table inline (functions not in it are found all the same). */
+/* rpt_resolve_m with the table of every function inline. */
 static inline rpt_fn_m rpt_resolve_m_fast(struct cpu *c, uint64_t pc)
 {
-	rpt_fn_m fn = rpt_direct_m(pc);
-	if (__builtin_expect(fn != 0, 1))
-		return fn;
+	uint64_t slot = rpt_direct_slot(pc);
+	if (__builtin_expect(slot < rpt_direct.count, 1)) {
+		rpt_fn_m fn = rpt_direct.all[slot];
+		if (__builtin_expect(fn != 0, 1))
+			return fn;
+	}
 	return rpt_resolve_m(c, pc);
 }
 void rpt_dispatch(struct cpu *c, uint64_t pc);
