@@ -111,6 +111,9 @@ struct FnEmitter<'a> {
     dirty_in: Vec<BTreeSet<SlotId>>,
     /// The same, at the statement being emitted.
     dirty: BTreeSet<SlotId>,
+    /// State in locals: per block, the locals whose value may be read from its entry on (by the
+    /// function, or by anything it hands the state to) before being written.
+    live_in: Vec<BTreeSet<SlotId>>,
     /// State in locals: the locals the body reads (a `get`, a packed field's write, a
     /// write-back). A local written but never read (every write of it killed before anything
     /// saw it) is marked used, or clang warns that it is set but not used.
@@ -134,6 +137,7 @@ impl<'a> FnEmitter<'a> {
             locals: BTreeSet::new(),
             dirty_in: Vec::new(),
             dirty: BTreeSet::new(),
+            live_in: Vec::new(),
             read_locals: BTreeSet::new(),
         };
         if func.blocks.is_empty() {
@@ -146,6 +150,7 @@ impl<'a> FnEmitter<'a> {
         e.idom = rpt_ir::verify::dominators(func);
         e.compute_liveness()?;
         e.choose_locals();
+        e.live_in = e.live_locals();
         e.dirty_in = e.dirty_locals();
         for &b in &e.order {
             for dest in func.blocks[b].term.successors() {
@@ -1027,22 +1032,105 @@ impl<'a> FnEmitter<'a> {
         })
     }
 
-    /// The locals a call of `target` is handed (written back before it if dirty) and those it may
-    /// write (reloaded after it), from what the callee reads and writes (`state_use`); `None`
-    /// when the callee may read and write everything.
-    fn call_hands_over(&self, target: &CallTarget) -> Option<(BTreeSet<SlotId>, BTreeSet<SlotId>)> {
+    /// The locals a call of `target` that continues at `cont` is handed (written back before it
+    /// if dirty) and those it may write (reloaded after it), from what the callee reads and
+    /// writes (`state_use`); `None` when the callee may read and write everything. A local the
+    /// callee may write but not read is handed over only if its value may be read after the
+    /// call: a path on which the callee leaves it alone must find the caller's value there.
+    /// Otherwise neither version matters, and the local stays as it was, unread until written.
+    fn call_hands_over(&self, target: &CallTarget, cont: &BlockCall) -> Option<(BTreeSet<SlotId>, BTreeSet<SlotId>)> {
         let callee = match self.light_indirect_call(target) {
             Some(light) => light,
             None => self.ctx.calls.of(target)?,
         };
-        let handed = self.locals.iter().copied().filter(|&w| callee.hands_over(w)).collect();
-        let written = self
+        let after = self.live_in.get(cont.block.index());
+        let live_after = |w: &SlotId| after.is_none_or(|l| l.contains(w));
+        let written: BTreeSet<SlotId> = self
             .locals
             .iter()
             .copied()
-            .filter(|w| callee.writes.contains(w))
+            .filter(|w| callee.writes.contains(w) && live_after(w))
+            .collect();
+        let handed = self
+            .locals
+            .iter()
+            .copied()
+            .filter(|w| callee.reads.contains(w) || written.contains(w))
             .collect();
         Some((handed, written))
+    }
+
+    /// Per block, the locals live on entry (`live_in`): a backward data flow where a `get`
+    /// whose value is used reads a local, a plain `set` or a `kill` ends it, and anything that
+    /// hands the state on (a helper that reads it, a callee, a return, a tail call, an exit)
+    /// reads what it may see: a direct callee what `state_use` says it reads, anything else
+    /// every local.
+    fn live_locals(&self) -> Vec<BTreeSet<SlotId>> {
+        let n = self.func.blocks.len();
+        let mut live_in: Vec<BTreeSet<SlotId>> = vec![BTreeSet::new(); n];
+        if self.locals.is_empty() {
+            return live_in;
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in self.order.iter().rev() {
+                let data = &self.func.blocks[b];
+                let mut live: BTreeSet<SlotId> = BTreeSet::new();
+                for dest in data.term.successors() {
+                    if let Some(l) = live_in.get(dest.block.index()) {
+                        live.extend(l.iter().copied());
+                    }
+                }
+                match &data.term {
+                    Terminator::Jump(_) | Terminator::Branch { .. } | Terminator::Switch { .. } => {}
+                    Terminator::Call {
+                        target: target @ CallTarget::Direct(_),
+                        ..
+                    } => match self.ctx.calls.of(target) {
+                        Some(callee) => live.extend(self.locals.iter().copied().filter(|w| callee.reads.contains(w))),
+                        None => live.extend(self.locals.iter().copied()),
+                    },
+                    _ => live.extend(self.locals.iter().copied()),
+                }
+                for inst in data.insts.iter().rev() {
+                    if !self.is_emitted(inst.result, &inst.kind) {
+                        continue;
+                    }
+                    match &inst.kind {
+                        InstKind::GetSlot { slot } => {
+                            if let Some(word) = self.word_of(*slot).filter(|w| self.locals.contains(w)) {
+                                live.insert(word);
+                            }
+                        }
+                        InstKind::SetSlot { slot, .. } => {
+                            if let Some(word) = self.word_of(*slot).filter(|w| self.locals.contains(w)) {
+                                if word == *slot {
+                                    live.remove(&word);
+                                } else {
+                                    live.insert(word);
+                                }
+                            }
+                        }
+                        InstKind::Kill { slot } => {
+                            if let Some(word) = self.killed_local(*slot) {
+                                live.remove(&word);
+                            }
+                        }
+                        kind => match self.written_back(kind) {
+                            Some(Some(seen)) => live.extend(seen),
+                            Some(None) => live.extend(self.locals.iter().copied()),
+                            None => {}
+                        },
+                    }
+                }
+                if live != live_in[b] {
+                    live_in[b] = live;
+                    changed = true;
+                }
+            }
+        }
+        live_in
     }
 
     /// For an indirect call emitted in two versions (`state_use::ProgramStateUse` says why), what
@@ -1096,8 +1184,8 @@ impl<'a> FnEmitter<'a> {
                         _ => {}
                     }
                 }
-                if let Terminator::Call { target, .. } = &data.term {
-                    match self.call_hands_over(target) {
+                if let Terminator::Call { target, cont } = &data.term {
+                    match self.call_hands_over(target, cont) {
                         Some((handed, _)) => dirty.retain(|w| !handed.contains(w)),
                         None => dirty.clear(),
                     }
@@ -1296,7 +1384,7 @@ impl<'a> FnEmitter<'a> {
     ) -> Result<String, EmitError> {
         self.int(v)?;
         self.uses_memory_base = true;
-        let (handed, written) = self.call_hands_over(target).unwrap_or_default();
+        let (handed, written) = self.call_hands_over(target, cont).unwrap_or_default();
         let dirty_before = self.dirty.clone();
         let light_spill = self.spill_locals(Some(&handed));
         let dirty_after = std::mem::replace(&mut self.dirty, dirty_before);
@@ -1326,7 +1414,7 @@ impl<'a> FnEmitter<'a> {
             return Ok(());
         }
         let call_state = match term {
-            Terminator::Call { target, .. } => self.call_hands_over(target),
+            Terminator::Call { target, cont } => self.call_hands_over(target, cont),
             _ => None,
         };
         if !matches!(
