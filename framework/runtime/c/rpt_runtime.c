@@ -500,9 +500,8 @@ static void rpt_index_functions(void)
 
 struct rpt_direct_table rpt_direct;
 
-/* The direct table (rpt_runtime.h): slots of 4 bytes' granularity when every function starts at
- * a multiple of 4 from the first (PowerPC), else of one byte (x86). It covers the functions from
- * the first up to 2^24 slots above it (128 MiB of address space, reserved lazily: only the pages
+/* The direct tables (rpt_runtime.h) cover the functions from the first up to 2^24 bytes above
+ * it (the table of every function is 128 MiB of address space, reserved lazily: only the pages
  * holding functions are touched); functions further up, such as the x86 platform's externs at
  * 0xfff00000, are found through the hash index. */
 #define RPT_DIRECT_MAX_SLOTS (UINT64_C(1) << 24)
@@ -512,15 +511,10 @@ static void rpt_direct_functions(void)
 	if (rpt_function_count == 0 || !rpt_function_table[0].fn_m)
 		return;
 	uint64_t base = rpt_function_table[0].pc;
-	unsigned shift = 2;
-	for (size_t i = 0; i < rpt_function_count; i++)
-		if ((rpt_function_table[i].pc - base) & 3u)
-			shift = 0;
 	size_t covered = 0;
-	while (covered < rpt_function_count &&
-	       ((rpt_function_table[covered].pc - base) >> shift) < RPT_DIRECT_MAX_SLOTS)
+	while (covered < rpt_function_count && rpt_function_table[covered].pc - base < RPT_DIRECT_MAX_SLOTS)
 		covered++;
-	uint64_t slots = ((rpt_function_table[covered - 1].pc - base) >> shift) + 1;
+	uint64_t slots = rpt_function_table[covered - 1].pc - base + 1;
 	rpt_fn_m *all = (rpt_fn_m *)rpt_host_reserve(slots * sizeof *all);
 	if (!all)
 		return;
@@ -535,13 +529,12 @@ static void rpt_direct_functions(void)
 			return;
 	}
 	for (size_t i = 0; i < covered; i++) {
-		uint64_t at = (rpt_function_table[i].pc - base) >> shift;
+		uint64_t at = rpt_function_table[i].pc - base;
 		all[at] = rpt_function_table[i].fn_m;
 		if (rpt_function_table[i].direct)
 			direct[at] = rpt_function_table[i].fn_m;
 	}
 	rpt_direct.base = base;
-	rpt_direct.shift = shift;
 	rpt_direct.slots = direct;
 	rpt_direct.all = all;
 	rpt_direct.count = slots;

@@ -133,30 +133,27 @@ rpt_fn rpt_resolve(struct cpu *c, uint64_t pc);
 rpt_fn_m rpt_resolve_m(struct cpu *c, uint64_t pc);
 
 /* The direct tables behind indirect calls with MEMARG: the `_m` entry of the function at guest
- * address `base + (i << shift)` in `all[i]` (NULL where none starts), for the `count` slots from
- * the first function up (rpt_runtime.c says how far), and in `slots[i]` only for the functions
- * whose `direct` is set (the same table when every function's is); no slots without MEMARG. Any
- * address outside them, or on a NULL slot, goes to rpt_resolve_m. One hidden object, so that
- * generated code reaches each field with one PC-relative load (an extern symbol of default
- * visibility costs a second load, through the GOT, in a position-independent executable). */
+ * address `base + i` in `all[i]` (NULL where none starts), for the `count` slots from the first
+ * function up (rpt_runtime.c says how far), and in `slots[i]` only for the functions whose
+ * `direct` is set (the same table when every function's is); no slots without MEMARG. Any
+ * address outside them, or on a NULL slot, goes to rpt_resolve_m. A slot per byte, for every
+ * guest: a PowerPC table four times the size of one slot per word costs less than the shift
+ * (a variable rotate, which refuses addresses between two slots) on every indirect call. One
+ * hidden object, so that generated code reaches each field with one PC-relative load (an extern
+ * symbol of default visibility costs a second load, through the GOT, in a position-independent
+ * executable). */
 struct rpt_direct_table {
 	rpt_fn_m *slots;
 	rpt_fn_m *all;
 	uint64_t base;
 	uint64_t count;
-	unsigned shift;
 };
 extern struct rpt_direct_table rpt_direct __attribute__((visibility("hidden")));
 
-/* The slot of `pc` in the direct tables, `count` or more when it has none. Rotating the offset
- * instead of shifting it moves the bits below the slot size to the top, so the one compare
- * with the count refuses an address between two slots as well as one out of range (a shift of
- * 0 rotates by nothing). */
+/* The slot of `pc` in the direct tables, `count` or more when it has none. */
 static inline uint64_t rpt_direct_slot(uint64_t pc)
 {
-	uint64_t off = pc - rpt_direct.base;
-	unsigned shift = rpt_direct.shift & 63u;
-	return (off >> shift) | (off << ((64u - shift) & 63u));
+	return pc - rpt_direct.base;
 }
 
 /* The `direct` function at `pc`, or NULL: a rotate, one compare and one load. */
