@@ -921,7 +921,15 @@ impl<'a> FnEmitter<'a> {
                 let e = decl.effects;
                 (e.reads_state || e.reads_flags || e.writes_state || e.may_exit).then(|| self.helper_sees(decl))
             }
-            kind if rounds_by_guest_mode(kind) => Some(None),
+            // The guest's C part reads the rounding mode from the special slots (PowerPC's FPSCR,
+            // x86's MXCSR) and nothing else; `state_use` counts the same.
+            kind if rounds_by_guest_mode(kind) => Some(Some(
+                self.locals
+                    .iter()
+                    .copied()
+                    .filter(|&w| self.ctx.state.get(w).is_some_and(|s| s.role == rpt_ir::SlotRole::Special))
+                    .collect(),
+            )),
             _ => None,
         }
     }
