@@ -927,7 +927,12 @@ impl<'a> FnEmitter<'a> {
                 self.locals
                     .iter()
                     .copied()
-                    .filter(|&w| self.ctx.state.get(w).is_some_and(|s| s.role == rpt_ir::SlotRole::Special))
+                    .filter(|&w| {
+                        self.ctx
+                            .state
+                            .get(w)
+                            .is_some_and(|s| s.role == rpt_ir::SlotRole::Special)
+                    })
                     .collect(),
             )),
             _ => None,

@@ -258,7 +258,7 @@ static void entry(struct cpu *restrict c)
 	c->a = 42;
 }
 
-const struct rpt_function rpt_function_table[] = { { 0x5000, entry, 0 }, { 0x6000, resumable, 0 } };
+const struct rpt_function rpt_function_table[] = { { 0x5000, entry, 0, 1 }, { 0x6000, resumable, 0, 1 } };
 const size_t rpt_function_count = 2;
 const uint64_t rpt_entry_pc = 0x5000;
 

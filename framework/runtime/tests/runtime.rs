@@ -14,9 +14,10 @@ struct cpu { uint32_t a; uint32_t pc; };
 #endif
 "#;
 
-/// The guest part of the MEMARG direct table's test: functions with `_m` entries at multiples of
-/// 4 (slots of 4 bytes), found through `rpt_resolve_m_fast`; argv[1] = "unaligned" asks for an
-/// address between two of them, which must not run either neighbour.
+/// The guest part of the MEMARG direct tables' test: functions with `_m` entries, found through
+/// `rpt_resolve_m_fast`, one of them (0x2008) not `direct`, so only the table of every function
+/// holds it (a `direct` one is in both); argv[1] = "unaligned" asks for an address between two of
+/// them, which must not run either neighbour.
 const DIRECT_C: &str = r#"#include "cpu.h"
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +40,9 @@ static void entry_m(struct cpu *restrict c, uint8_t *mb)
 		rpt_resolve_m_fast(c, pcs[i])(c, mb);
 	/* Beyond the table's 2^24 slots: found by the fallback. */
 	rpt_resolve_m_fast(c, 0x8001014)(c, mb);
+	/* The table of direct functions holds the direct ones only, at their exact addresses. */
+	if (rpt_direct_m(0x2008) || rpt_direct_m(0x1006) || rpt_direct_m(0x8001014) || rpt_direct_m(0x1004) != f_0x1004_m)
+		c->a = 0;
 }
 /* The runtime starts the entry's plain function, which enters MEMARG code as generated code does. */
 static void entry(struct cpu *restrict c)
@@ -47,8 +51,8 @@ static void entry(struct cpu *restrict c)
 }
 
 const struct rpt_function rpt_function_table[] = {
-	{ 0x1000, f_0x1000, f_0x1000_m }, { 0x1004, f_0x1004, f_0x1004_m }, { 0x100c, f_0x100c, f_0x100c_m },
-	{ 0x2008, f_0x2008, f_0x2008_m }, { 0x3000, entry, entry_m }, { 0x8001014, f_0x8001014, f_0x8001014_m },
+	{ 0x1000, f_0x1000, f_0x1000_m, 1 }, { 0x1004, f_0x1004, f_0x1004_m, 1 }, { 0x100c, f_0x100c, f_0x100c_m, 1 },
+	{ 0x2008, f_0x2008, f_0x2008_m, 0 }, { 0x3000, entry, entry_m, 1 }, { 0x8001014, f_0x8001014, f_0x8001014_m, 1 },
 };
 const size_t rpt_function_count = 6;
 const uint64_t rpt_entry_pc = 0x3000;
@@ -94,8 +98,8 @@ static void entry(struct cpu *restrict c)
 }
 
 const struct rpt_function rpt_function_table[] = {
-	{ 0x1001, f_0x1001, 0 }, { 0x1003, f_0x1003, 0 }, { 0x1005, f_0x1005, 0 }, { 0x2001, f_0x2001, 0 },
-	{ 0x2003, f_0x2003, 0 }, { 0x3007, f_0x3007, 0 }, { 0x400f, f_0x400f, 0 }, { 0x5000, entry, 0 },
+	{ 0x1001, f_0x1001, 0, 1 }, { 0x1003, f_0x1003, 0, 1 }, { 0x1005, f_0x1005, 0, 1 }, { 0x2001, f_0x2001, 0, 1 },
+	{ 0x2003, f_0x2003, 0, 1 }, { 0x3007, f_0x3007, 0, 1 }, { 0x400f, f_0x400f, 0, 1 }, { 0x5000, entry, 0, 1 },
 };
 const size_t rpt_function_count = 8;
 const uint64_t rpt_entry_pc = 0x5000;

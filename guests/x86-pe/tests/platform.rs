@@ -73,7 +73,7 @@ void rpt_win32_msvcrt__fstati64(struct cpu *restrict c);
 void rpt_win32_msvcrt__setmode(struct cpu *restrict c);
 void f_00401000(struct cpu *restrict c);
 
-const struct rpt_function rpt_function_table[] = { { 0x00401000u, f_00401000, 0 } };
+const struct rpt_function rpt_function_table[] = { { 0x00401000u, f_00401000, 0, 1 } };
 const size_t rpt_function_count = 1;
 const uint64_t rpt_entry_pc = 0x00401000u;
 const struct rpt_segment rpt_segments[] = { { "none", 0, 0, 0, 0, 0 } };
