@@ -1387,8 +1387,8 @@ impl<'a> FnEmitter<'a> {
 
     /// An indirect call in two versions: a target in the direct table gets the light union's
     /// locals written back and reloaded; any other, found in the table of every function or by
-    /// the run-time's full lookup, all of them. Both continue at `cont` with every local valid, and dirty only where the light
-    /// version left it dirty.
+    /// the run-time's full lookup, all of them. Both continue at `cont` with every local valid,
+    /// and dirty only where the light version left it dirty.
     fn two_version_indirect_call(
         &mut self,
         v: Value,
