@@ -16,6 +16,20 @@ if [ "$mode" = test ]; then
   packages+=(gcc-12-multilib g++-12-multilib gcc-mingw-w64-i686 g++-mingw-w64-i686 gcc-powerpc-linux-gnu libc6-dev-powerpc-cross qemu-user libc6-dev-arm64-cross libgcc-12-dev-arm64-cross valgrind wine wine32:i386)
 fi
 
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+
+# The real programs' native oracles (tests/real/*/build.sh) are built from Debian's own source packages
+# (`apt-get source bzip2`, `xz-utils`), which need deb-src entries; a fresh Debian image has none. They
+# are added once, for the suites and mirror the image already uses, in a file of rpt's own.
+deb_src=/etc/apt/sources.list.d/rpt-deb-src.sources
+if [ "$mode" = test ] && ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/ &&
+  [ -f /etc/apt/sources.list.d/debian.sources ]; then
+  echo "rpt: enabling Debian source packages ($deb_src) for the real programs' native oracles" >&2
+  sed 's/^Types:.*/Types: deb-src/' /etc/apt/sources.list.d/debian.sources | $sudo tee "$deb_src" >/dev/null
+  $sudo apt-get update -qq || echo "rpt: apt-get update failed; the native oracles may not build" >&2
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -23,8 +37,6 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "rpt: installing ${missing[*]}" >&2
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
 # wine32 is an i386 package.
 if [[ " ${missing[*]} " == *":i386 "* ]] && ! dpkg --print-foreign-architectures | grep -qx i386; then
   $sudo dpkg --add-architecture i386
