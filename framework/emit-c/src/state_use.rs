@@ -4,9 +4,10 @@
 //! With state in locals (docs/c-abi.md, "State in locals") a call used to write every dirty local
 //! back to `struct cpu` and reload every local after it. A callee that never looks at a slot needs
 //! neither: the caller keeps it in its local (in a host register) across the call. For each call
-//! the emitter writes back the dirty locals the callee may read or write ([`StateUse::hands_over`])
-//! and reloads the ones it may write ([`StateUse::writes`]). A slot the callee writes on some path
-//! only is written back too, so whatever the callee leaves in `struct cpu` is right either way.
+//! the emitter writes back the dirty locals the callee may read, and those it may write that the
+//! caller may read after the call, and reloads the latter ([`StateUse::writes`]). Such a slot is
+//! written back even if the callee writes it on some paths only, so whatever the callee leaves
+//! in `struct cpu` is right either way.
 //!
 //! The sets are over slot words (a packed field counts as its parent; writing a field reads the
 //! rest of its word too) and are found by a fixpoint over the call graph:
@@ -50,14 +51,6 @@ pub struct StateUse {
     pub reads: BTreeSet<SlotId>,
     /// Slot words it may write.
     pub writes: BTreeSet<SlotId>,
-}
-
-impl StateUse {
-    /// The words a caller must have in `struct cpu` before the call: those read, and those
-    /// written (a path that does not write one must leave the caller's value there).
-    pub fn hands_over(&self, word: SlotId) -> bool {
-        self.reads.contains(&word) || self.writes.contains(&word)
-    }
 }
 
 /// What the calls of one function reach: per direct callee, and for its indirect calls. A callee
