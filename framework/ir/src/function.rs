@@ -62,6 +62,43 @@ impl Function {
         self.value_types.get(v.index()).copied()
     }
 
+    /// Numbers the values again, densely, in the order blocks define them (parameters, then
+    /// results), forgetting values nothing defines any more. A rewrite that removes instructions
+    /// calls this so the function prints as the parser would read it back.
+    pub fn renumber_values(&mut self) {
+        let mut new_index: Vec<Option<Value>> = vec![None; self.value_types.len()];
+        let mut types = Vec::new();
+        let defined = self
+            .blocks
+            .iter()
+            .flat_map(|b| b.params.iter().copied().chain(b.insts.iter().filter_map(|i| i.result)));
+        for v in defined {
+            if let Some(slot @ None) = new_index.get_mut(v.index()) {
+                *slot = Some(Value(types.len() as u32));
+                types.push(self.value_types[v.index()]);
+            }
+        }
+        // A value used but never defined fails verification; it keeps its number past the
+        // defined ones rather than aliasing one of them.
+        let mut map = |v: Value| match new_index.get(v.index()).copied().flatten() {
+            Some(n) => n,
+            None => v,
+        };
+        for block in &mut self.blocks {
+            for p in &mut block.params {
+                *p = map(*p);
+            }
+            for inst in &mut block.insts {
+                if let Some(r) = &mut inst.result {
+                    *r = map(*r);
+                }
+                inst.kind.map_operands(&mut map);
+            }
+            block.term.map_operands(&mut map);
+        }
+        self.value_types = types;
+    }
+
     /// The block's data.
     ///
     /// Panics on a block from another function; blocks are only minted by [`Function::new_block`].

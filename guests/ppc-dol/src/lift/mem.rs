@@ -10,11 +10,9 @@
 use rpt_ir::{AddrSpace, BinaryOp, ConvOp, Endian, IntCC, Type, UnaryOp, Value};
 
 use super::Lifter;
+use super::cached::UNCACHED_BIT;
 use crate::decode::Insn;
 use crate::state::{RESV, RESV_ADDR, SO, XER_BC, cr_field, fpr, ps1};
-
-/// The bit that tells an uncached view of MEM1 (0xc0000000) from the cached one (0x80000000).
-const UNCACHED_BIT: u64 = 0x4000_0000;
 
 /// How an effective address is formed.
 #[derive(Clone, Copy)]
@@ -78,12 +76,15 @@ impl Lifter<'_> {
     /// (`ea >= 0xc0000000 ? ea - 0x40000000 : ea`) ran 11% more host instructions than this on the
     /// integer demo (callgrind: 1.226M without any fold, 1.297M with the AND, 1.436M exact).
     ///
+    /// Where the address is known to be in a cached view already (a stack slot, a global, an
+    /// element of one), [`super::cached`] drops the AND after lifting.
+    ///
     /// Folding here, rather than mapping one host memory object at both addresses, keeps the views
     /// one memory for the C compiler as well: it may move an access across another whose address it
     /// can prove different, which two mappings of one object would turn into a stale read (clang-19
     /// did so on AArch64). It also gives every host, and the IR interpreter, the same memory.
     fn cached_view(&mut self, ea: Value) -> Value {
-        self.b.binary_imm(BinaryOp::And, ea, !UNCACHED_BIT & 0xffff_ffff)
+        self.b.binary_imm(BinaryOp::And, ea, u64::from(!UNCACHED_BIT))
     }
 
     /// Loads an integer of `ty` from big-endian guest memory at effective address `ea`.

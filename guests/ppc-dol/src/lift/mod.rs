@@ -21,6 +21,7 @@
 
 pub(crate) mod alu;
 pub(crate) mod branch;
+pub(crate) mod cached;
 pub(crate) mod fp;
 pub(crate) mod mem;
 pub(crate) mod ps;
@@ -181,9 +182,11 @@ impl Lifter<'_> {
 
 /// Lifts the function at `entry`.
 pub(crate) fn lift_function(walker: &Walker<'_>, entry: GuestAddr) -> LiftResult {
-    lift::lift_function(walker, entry, &state::state_desc(), |b, lifting| {
+    let mut lifted = lift::lift_function(walker, entry, &state::state_desc(), |b, lifting| {
         lifting.lift_blocks(Lifter { b, pc: entry })
-    })
+    });
+    cached::drop_known_cached_folds(&mut lifted.function);
+    lifted
 }
 
 impl<'f> InsnLifter<'f, Ppc> for Lifter<'f> {
