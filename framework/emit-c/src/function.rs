@@ -38,6 +38,11 @@ use crate::ctype::{Int, access_name, c_string, c_type, field_name, int_literal};
 use crate::state_use::{StateUse, rounds_by_guest_mode};
 use crate::{EmitContext, EmitError, EmittedFunction};
 
+/// From this many cases on, a switch whose jumps assign nothing becomes a table of label addresses
+/// (`goto *table[index]`, a GNU C extension clang has on every host) rather than a C `switch`:
+/// below it clang's compares cost no more than the table's bounds check and load.
+const LABEL_TABLE_MIN_CASES: usize = 8;
+
 /// Emits one function as a C definition, per `docs/c-abi.md`.
 pub fn emit_function(func: &Function, ctx: &EmitContext) -> Result<EmittedFunction, EmitError> {
     let mut e = FnEmitter::new(func, ctx)?;
@@ -1352,15 +1357,26 @@ impl<'a> FnEmitter<'a> {
     }
 
     /// Assigns a jump's arguments to the target's (live) parameters and jumps.
-    fn jump(&self, call: &BlockCall) -> Result<String, EmitError> {
-        let target = self.block_exists(call.block)?;
-        let params = &self.func.blocks[target].params;
-        let moves: Vec<(Value, Value)> = params
+    /// The values a jump assigns to its target's live parameters.
+    fn jump_moves(&self, target: usize, call: &BlockCall) -> Vec<(Value, Value)> {
+        self.func.blocks[target]
+            .params
             .iter()
             .zip(&call.args)
             .filter(|(p, a)| self.is_live(**p) && p != a)
             .map(|(p, a)| (*p, *a))
-            .collect();
+            .collect()
+    }
+
+    /// The target block of a jump that assigns nothing (a bare `goto`), if it is one.
+    fn plain_jump(&self, call: &BlockCall) -> Result<Option<usize>, EmitError> {
+        let target = self.block_exists(call.block)?;
+        Ok(self.jump_moves(target, call).is_empty().then_some(target))
+    }
+
+    fn jump(&self, call: &BlockCall) -> Result<String, EmitError> {
+        let target = self.block_exists(call.block)?;
+        let moves = self.jump_moves(target, call);
         let goto = format!("goto block{target};");
         if moves.is_empty() {
             return Ok(goto);
@@ -1448,12 +1464,38 @@ impl<'a> FnEmitter<'a> {
             }
             Terminator::Switch { index, cases, default } => {
                 self.int(*index)?;
-                let mut s = format!("switch ({index}) {{ ");
-                for (i, case) in cases.iter().enumerate() {
-                    let _ = write!(s, "case {i}: {} ", self.jump(case)?);
+                let plain_cases: Option<Vec<usize>> = cases
+                    .iter()
+                    .map(|case| self.plain_jump(case))
+                    .collect::<Result<_, _>>()?;
+                match plain_cases {
+                    Some(targets) if targets.len() >= LABEL_TABLE_MIN_CASES => {
+                        // A table of label addresses, so the dispatch is one bounds check and one
+                        // indirect jump however sparse the cases: a PowerPC jump table switches on
+                        // the target address, its cases spread over the function's code, and clang
+                        // turned the C switch over them into a binary search (luaV_execute).
+                        let n = targets.len();
+                        let mut s = format!("{{ static void *const jt_{index}[{n}] = {{ ");
+                        for (i, t) in targets.iter().enumerate() {
+                            let sep = if i + 1 == n { "" } else { ", " };
+                            let _ = write!(s, "&&block{t}{sep}");
+                        }
+                        let _ = write!(
+                            s,
+                            " }}; if ({index} < {n}u) goto *jt_{index}[{index}]; {} }}",
+                            self.jump(default)?
+                        );
+                        s
+                    }
+                    _ => {
+                        let mut s = format!("switch ({index}) {{ ");
+                        for (i, case) in cases.iter().enumerate() {
+                            let _ = write!(s, "case {i}: {} ", self.jump(case)?);
+                        }
+                        let _ = write!(s, "default: {} }}", self.jump(default)?);
+                        s
+                    }
                 }
-                let _ = write!(s, "default: {} }}", self.jump(default)?);
-                s
             }
             Terminator::Call { target, cont } => {
                 let call = match target {

@@ -500,22 +500,29 @@ static void rpt_index_functions(void)
 
 struct rpt_direct_table rpt_direct;
 
-/* The direct tables (rpt_runtime.h) cover the functions from the first up to 2^24 bytes above
- * it (the table of every function is 128 MiB of address space, reserved lazily: only the pages
- * holding functions are touched); functions further up, such as the x86 platform's externs at
- * 0xfff00000, are found through the hash index. */
+/* The direct tables (rpt_runtime.h). For a guest of at most 32 address bits they cover the whole
+ * space. Otherwise they cover the functions from the first up to 2^24 bytes above it (the table of
+ * every function is then 128 MiB of address space); functions further up are found through the
+ * hash index. Either way they are reserved lazily: only the pages holding functions are touched. */
 #define RPT_DIRECT_MAX_SLOTS (UINT64_C(1) << 24)
+static _Noreturn void rpt_fail_start(const char *what, uint64_t addr);
 static void rpt_direct_functions(void)
 {
 	/* Without MEMARG the table has no `_m` entries, and generated code never asks for one. */
 	if (rpt_function_count == 0 || !rpt_function_table[0].fn_m)
 		return;
-	uint64_t base = rpt_function_table[0].pc;
+	uint64_t base = RPT_DIRECT_WHOLE_SPACE ? 0 : rpt_function_table[0].pc;
+	uint64_t slots = RPT_DIRECT_WHOLE_SPACE ? RPT_DIRECT_COUNT : RPT_DIRECT_MAX_SLOTS;
 	size_t covered = 0;
-	while (covered < rpt_function_count && rpt_function_table[covered].pc - base < RPT_DIRECT_MAX_SLOTS)
+	while (covered < rpt_function_count && rpt_function_table[covered].pc - base < slots)
 		covered++;
-	uint64_t slots = rpt_function_table[covered - 1].pc - base + 1;
+	if (!RPT_DIRECT_WHOLE_SPACE)
+		slots = rpt_function_table[covered - 1].pc - base + 1;
+	/* Generated code indexes the whole-space tables without a bounds check, so they must exist;
+	 * the windowed ones may be missing (count 0 sends every call to rpt_resolve_m). */
 	rpt_fn_m *all = (rpt_fn_m *)rpt_host_reserve(slots * sizeof *all);
+	if (!all && RPT_DIRECT_WHOLE_SPACE)
+		rpt_fail_start("cannot reserve the table of functions; bytes wanted: ", slots * sizeof *all);
 	if (!all)
 		return;
 	rpt_fn_m *direct = all;
@@ -525,6 +532,9 @@ static void rpt_direct_functions(void)
 	if (!direct) {
 		/* Without a table of the direct functions, indirect calls go through rpt_resolve_m. */
 		direct = (rpt_fn_m *)rpt_host_reserve(slots * sizeof *direct);
+		if (!direct && RPT_DIRECT_WHOLE_SPACE)
+			rpt_fail_start("cannot reserve the table of direct functions; bytes wanted: ",
+				       slots * sizeof *direct);
 		if (!direct)
 			return;
 	}

@@ -133,8 +133,8 @@ rpt_fn rpt_resolve(struct cpu *c, uint64_t pc);
 rpt_fn_m rpt_resolve_m(struct cpu *c, uint64_t pc);
 
 /* The direct tables behind indirect calls with MEMARG: the `_m` entry of the function at guest
- * address `base + i` in `all[i]` (NULL where none starts), for the `count` slots from the first
- * function up (rpt_runtime.c says how far), and in `slots[i]` only for the functions whose
+ * address `base + i` in `all[i]` (NULL where none starts), for `count` slots (the whole guest
+ * space, or a window from the first function up: see below), and in `slots[i]` only for the functions whose
  * `direct` is set (the same table when every function's is); no slots without MEMARG. Any
  * address outside them, or on a NULL slot, goes to rpt_resolve_m. A slot per byte, for every
  * guest: a PowerPC table four times the size of one slot per word costs less than the shift
@@ -150,17 +150,31 @@ struct rpt_direct_table {
 };
 extern struct rpt_direct_table rpt_direct __attribute__((visibility("hidden")));
 
-/* The slot of `pc` in the direct tables, `count` or more when it has none. */
+/* A guest of at most 32 address bits gets a slot for every address (2^32 slots, 32 GiB of address
+ * space per table, reserved lazily like the rest): base and count are then constants, and an
+ * indirect call of a 32-bit value needs no bounds check at all, since the compiler folds it.
+ * Wider guests keep the window from the first function up. */
+#if RPT_GUEST_ADDRESS_BITS <= 32
+#define RPT_DIRECT_WHOLE_SPACE 1
+#define RPT_DIRECT_BASE UINT64_C(0)
+#define RPT_DIRECT_COUNT (UINT64_C(1) << 32)
+#else
+#define RPT_DIRECT_WHOLE_SPACE 0
+#define RPT_DIRECT_BASE (rpt_direct.base)
+#define RPT_DIRECT_COUNT (rpt_direct.count)
+#endif
+
+/* The slot of `pc` in the direct tables, RPT_DIRECT_COUNT or more when it has none. */
 static inline uint64_t rpt_direct_slot(uint64_t pc)
 {
-	return pc - rpt_direct.base;
+	return pc - RPT_DIRECT_BASE;
 }
 
-/* The `direct` function at `pc`, or NULL: a rotate, one compare and one load. */
+/* The `direct` function at `pc`, or NULL: one load (and a compare for guests wider than 32 bits). */
 static inline rpt_fn_m rpt_direct_m(uint64_t pc)
 {
 	uint64_t slot = rpt_direct_slot(pc);
-	if (__builtin_expect(slot < rpt_direct.count, 1))
+	if (__builtin_expect(slot < RPT_DIRECT_COUNT, 1))
 		return rpt_direct.slots[slot];
 	return 0;
 }
@@ -169,7 +183,7 @@ static inline rpt_fn_m rpt_direct_m(uint64_t pc)
 static inline rpt_fn_m rpt_resolve_m_fast(struct cpu *c, uint64_t pc)
 {
 	uint64_t slot = rpt_direct_slot(pc);
-	if (__builtin_expect(slot < rpt_direct.count, 1)) {
+	if (__builtin_expect(slot < RPT_DIRECT_COUNT, 1)) {
 		rpt_fn_m fn = rpt_direct.all[slot];
 		if (__builtin_expect(fn != 0, 1))
 			return fn;
