@@ -29,7 +29,7 @@ pub mod quantize;
 pub mod state;
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use rpt_api::{
     Discovery, Externs, GuestError, GuestImage, GuestOptions, GuestPlugin, LiftResult, MemoryModel, PluginInfo, Seeds,
@@ -118,8 +118,8 @@ impl GuestPlugin for PpcDol {
             // The only imports are the program's own setjmp and longjmp, whose C reads and
             // restores the CR fields.
             flag_transparent: BTreeSet::new(),
-            // And all the registers they save and restore.
-            state_use: BTreeMap::new(),
+            // setjmp touches every register; longjmp reads its arguments and never returns.
+            state_use: nonlocal::state_use(image),
         })
     }
 

@@ -11,8 +11,10 @@
 //! (`rpt_ppc_setjmp`, `rpt_ppc_longjmp` in `platform/linux_syscalls.c`) runs them on the
 //! runtime's resume points (docs/c-abi.md, "Resume points"), as the x86 platform runs msvcrt's.
 
-use rpt_api::{GuestError, GuestImage, GuestOptions, Import, ParamValue};
-use rpt_ir::GuestAddr;
+use std::collections::BTreeMap;
+
+use rpt_api::{ExternStateUse, GuestError, GuestImage, GuestOptions, Import, ParamValue};
+use rpt_ir::{GuestAddr, SlotRole};
 
 /// The options and the name each import gets: the C symbol is `rpt_ppc_<name>`.
 pub(crate) const FAMILIES: [&str; 2] = ["setjmp", "longjmp"];
@@ -85,6 +87,42 @@ pub(crate) fn add_imports(image: &mut GuestImage, options: &GuestOptions) -> Res
         }
     }
     Ok(())
+}
+
+/// What `longjmp` reads and writes for a caller keeping state in C locals
+/// (`rpt_api::Externs::state_use`): its arguments r3 and r4, and the state no `setjmp` saves (the
+/// FPSCR, XER, GQRs and the other special registers), which the frame it resumes sees as the
+/// longjmp left it. It never returns, so nothing it writes reaches a caller's continuation: the
+/// registers it restores are for the frame that called `setjmp`, which takes back everything
+/// (`setjmp` keeps touching every slot). The general, floating-point and CR registers a caller
+/// holds are its own frame's, which a longjmp abandons (the volatile ones) or restores from the
+/// jmp_buf (the nonvolatile ones), so they are not handed over.
+pub(crate) fn longjmp_state_use() -> ExternStateUse {
+    let state = crate::state::state_desc();
+    ExternStateUse {
+        reads: [crate::state::gpr(3), crate::state::gpr(4)]
+            .into_iter()
+            .chain(
+                state
+                    .iter()
+                    .filter(|(_, s)| s.role == SlotRole::Special)
+                    .map(|(id, _)| id),
+            )
+            .collect(),
+        writes: Vec::new(),
+        adjusts: Vec::new(),
+        never_returns: true,
+    }
+}
+
+/// The contracts of the imports `image` has: the `longjmp` family's ([`longjmp_state_use`]).
+pub(crate) fn state_use(image: &GuestImage) -> BTreeMap<GuestAddr, ExternStateUse> {
+    image
+        .imports
+        .iter()
+        .filter(|i| i.module == MODULE && i.name == "longjmp")
+        .map(|i| (i.thunk, longjmp_state_use()))
+        .collect()
 }
 
 /// The C symbol that runs the import named `name`.

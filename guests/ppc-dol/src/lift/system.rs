@@ -1,12 +1,12 @@
 //! CR logic and moves, SPR moves, the time base, `sc`, and the instructions that are no-ops in a
 //! user program (sync, isync, eieio, cache hints other than `dcbz`).
 
-use rpt_ir::{BinaryOp, ConvOp, Effects, HelperDecl, IntCC, Type};
+use rpt_ir::{BinaryOp, ConvOp, Effects, HelperDecl, IntCC, SlotId, Type};
 
 use super::Lifter;
 use super::alu::Complement;
 use crate::decode::Insn;
-use crate::state::{CA, OV, SO, SPRS, XER, cr_field};
+use crate::state::{CA, CTR, OV, SO, SPRS, XER, cr_field, gpr};
 
 /// `@sc()`: the platform's system call; it reads and writes registers and memory and may end the process.
 pub const SC_HELPER: &str = "sc";
@@ -20,16 +20,21 @@ pub fn helpers() -> Vec<HelperDecl> {
             name: SC_HELPER.to_string(),
             params: Vec::new(),
             result: None,
-            // A system call sees the whole register file, CR included.
+            // The system call convention of every PowerPC ABI: the call number and arguments in
+            // the volatile registers, the result and the error flag back in them, the nonvolatile
+            // ones (r1, r2, r13..r31, the FPRs, cr2..cr4, lr) kept. A platform's `sc` reads and
+            // writes only the volatile set, so callers keeping state in C locals hand over only
+            // that. Ending the process (exit, exit_group) is not leaving lifted code for the
+            // runtime to go on with: nothing reads the state after it, so this is no `may_exit`.
             effects: Effects {
                 reads_state: true,
                 reads_flags: true,
                 writes_state: true,
                 reads_memory: true,
                 writes_memory: true,
-                may_exit: true,
+                may_exit: false,
             },
-            touches: Vec::new(),
+            touches: sc_touches(),
         },
         HelperDecl {
             name: TIMEBASE_HELPER.to_string(),
@@ -43,6 +48,14 @@ pub fn helpers() -> Vec<HelperDecl> {
             touches: Vec::new(),
         },
     ]
+}
+
+/// The registers a system call may read and write: r0, r3..r12, cr0, cr1, cr5..cr7, ctr and the
+/// XER (its packed fields with it), the volatile registers of the PowerPC ABIs.
+fn sc_touches() -> Vec<SlotId> {
+    let gprs = std::iter::once(0).chain(3..=12).map(gpr);
+    let crs = [0, 1, 5, 6, 7].into_iter().map(cr_field);
+    gprs.chain(crs).chain([CTR, XER]).collect()
 }
 
 /// XER bits that `mtxer` does not keep: SO, OV and CA live in their own slots, and the ISA 3.0

@@ -104,7 +104,9 @@ pub fn externs(image: &GuestImage, platform: &str) -> Result<Externs, GuestError
     let p = find(platform)?;
     let mut out = Externs::default();
     let mut keeps_c_abi = |thunk: GuestAddr, name: &str, pops: Option<u32>| {
-        if !SAVES_OR_RESTORES_REGISTERS.contains(&name) {
+        if name == LONGJMP {
+            out.state_use.insert(thunk, longjmp_state_use());
+        } else if !SAVES_OR_RESTORES_REGISTERS.contains(&name) {
             let mut contract = c_abi_state_use(pops);
             contract.never_returns = crate::discover::NORETURN_IMPORTS
                 .iter()
@@ -146,7 +148,22 @@ pub fn externs(image: &GuestImage, platform: &str) -> Result<Externs, GuestError
 }
 
 /// The imports whose C reads or writes the callee-saved registers (platform/msvcrt_setjmp.c).
-const SAVES_OR_RESTORES_REGISTERS: [&str; 3] = ["_setjmp", "_setjmp3", "longjmp"];
+const SAVES_OR_RESTORES_REGISTERS: [&str; 3] = ["_setjmp", "_setjmp3", LONGJMP];
+
+const LONGJMP: &str = "longjmp";
+
+/// What msvcrt's `longjmp` reads and writes for a caller keeping state in C locals: its arguments
+/// through esp, and the state no `setjmp` saves (x87, SSE and the other non-general slots), which
+/// the frame it resumes sees as the longjmp left it. It never returns, so nothing it writes
+/// reaches a caller's continuation: the registers it restores are for the frame that called
+/// `setjmp`, which takes back everything (`setjmp` still touches every slot). The general
+/// registers and flags a caller holds are its own frame's, which the longjmp abandons.
+fn longjmp_state_use() -> ExternStateUse {
+    let mut contract = c_abi_state_use(None);
+    contract.writes.clear();
+    contract.never_returns = true;
+    contract
+}
 
 /// What a platform function under the C calling convention (cdecl or stdcall) may touch: it takes
 /// its arguments from the stack, so of the general registers it reads only esp; it may change
