@@ -151,4 +151,28 @@ mod tests {
             .to_string();
         assert!(bad.contains("0x8004zz"), "{bad}");
     }
+
+    /// longjmp gets a contract (its arguments and the special registers, no writes, no return);
+    /// setjmp none, so it still touches every slot.
+    #[test]
+    fn only_longjmp_has_a_state_contract() {
+        let import = |name: &str, at: u64| Import {
+            module: MODULE.to_string(),
+            name: name.to_string(),
+            slot: GuestAddr(at),
+            thunk: GuestAddr(at),
+        };
+        let image = GuestImage {
+            segments: Vec::new(),
+            entry: GuestAddr(0x8000_3100),
+            exports: Default::default(),
+            imports: vec![import("setjmp", 0x8000_3100), import("longjmp", 0x8000_3200)],
+        };
+        let contracts = state_use(&image);
+        assert_eq!(contracts.keys().copied().collect::<Vec<_>>(), [GuestAddr(0x8000_3200)]);
+        let longjmp = &contracts[&GuestAddr(0x8000_3200)];
+        assert!(longjmp.never_returns && longjmp.writes.is_empty());
+        assert!(longjmp.reads.contains(&crate::state::gpr(3)) && longjmp.reads.contains(&crate::state::FPSCR));
+        assert!(!longjmp.reads.contains(&crate::state::gpr(31)) && !longjmp.reads.contains(&crate::state::cr_field(2)));
+    }
 }
