@@ -1464,28 +1464,27 @@ impl<'a> FnEmitter<'a> {
             }
             Terminator::Switch { index, cases, default } => {
                 self.int(*index)?;
-                let plain_cases: Option<Vec<usize>> = cases
-                    .iter()
-                    .map(|case| self.plain_jump(case))
-                    .collect::<Result<_, _>>()?;
+                let plain_cases: Option<Vec<usize>> = if cases.len() >= LABEL_TABLE_MIN_CASES {
+                    cases
+                        .iter()
+                        .map(|case| self.plain_jump(case))
+                        .collect::<Result<_, _>>()?
+                } else {
+                    None
+                };
                 match plain_cases {
-                    Some(targets) if targets.len() >= LABEL_TABLE_MIN_CASES => {
+                    Some(targets) => {
                         // A table of label addresses, so the dispatch is one bounds check and one
                         // indirect jump however sparse the cases: a PowerPC jump table switches on
                         // the target address, its cases spread over the function's code, and clang
                         // turned the C switch over them into a binary search (luaV_execute).
                         let n = targets.len();
-                        let mut s = format!("{{ static void *const jt_{index}[{n}] = {{ ");
-                        for (i, t) in targets.iter().enumerate() {
-                            let sep = if i + 1 == n { "" } else { ", " };
-                            let _ = write!(s, "&&block{t}{sep}");
-                        }
-                        let _ = write!(
-                            s,
-                            " }}; if ({index} < {n}u) goto *jt_{index}[{index}]; {} }}",
+                        let labels: Vec<String> = targets.iter().map(|t| format!("&&block{t}")).collect();
+                        format!(
+                            "{{ static void *const jt_{index}[{n}] = {{ {} }}; if ({index} < {n}u) goto *jt_{index}[{index}]; {} }}",
+                            labels.join(", "),
                             self.jump(default)?
-                        );
-                        s
+                        )
                     }
                     _ => {
                         let mut s = format!("switch ({index}) {{ ");

@@ -129,49 +129,37 @@ type Registers = [Fact; 32];
 pub(crate) fn drop_known_cached_folds(func: &mut Function) {
     let values = analyse(func);
     let fact = |v: Value| values.get(v.index()).copied().unwrap_or(Fact::Unknown);
-    let mut replaced: Vec<Option<Value>> = vec![None; func.value_types.len()];
-    let mut masks = Vec::new();
-    let mut is_iconst = vec![false; func.value_types.len()];
+    let n = func.value_types.len();
+    let mut replaced: Vec<Option<Value>> = vec![None; n];
+    let mut is_mask = vec![false; n];
     for inst in func.blocks.iter().flat_map(|b| &b.insts) {
-        if let (Some(r), InstKind::Iconst { .. }) = (inst.result, &inst.kind) {
-            is_iconst[r.index()] = true;
+        if let (Some(result), Some((ea, mask))) = (inst.result, fold_of(func, inst, &values))
+            && fact(ea).fold_is_identity()
+        {
+            replaced[result.index()] = Some(ea);
+            is_mask[mask.index()] = true;
         }
     }
-    for block in &func.blocks {
-        for inst in &block.insts {
-            if let (Some(result), Some((ea, mask))) = (inst.result, fold_of(func, inst, &values, &is_iconst))
-                && fact(ea).fold_is_identity()
-            {
-                replaced[result.index()] = Some(ea);
-                masks.push(mask);
-            }
-        }
-    }
-    if masks.is_empty() {
+    if replaced.iter().all(Option::is_none) {
         return;
     }
     // The mask constant is the fold's own (`binary_imm` made it), so it dies with the fold unless
     // something else reads it.
-    let mut uses = vec![0usize; func.value_types.len()];
+    let mut uses = vec![0usize; n];
     for block in &func.blocks {
-        for inst in &block.insts {
-            if inst.result.is_some_and(|r| replaced[r.index()].is_some()) {
-                continue;
-            }
-            for v in inst.kind.operands() {
-                uses[v.index()] += 1;
-            }
-        }
-        for v in block.term.operands() {
+        let kept = block
+            .insts
+            .iter()
+            .filter(|i| i.result.is_none_or(|r| replaced[r.index()].is_none()));
+        for v in kept.flat_map(|i| i.kind.operands()).chain(block.term.operands()) {
             uses[v.index()] += 1;
         }
     }
-    let dead_mask = |v: Value| masks.contains(&v) && uses[v.index()] == 0;
     let map = |v: Value| replaced.get(v.index()).copied().flatten().unwrap_or(v);
     for block in &mut func.blocks {
-        block.insts.retain(|inst| match inst.result {
-            Some(r) => replaced[r.index()].is_none() && !dead_mask(r),
-            None => true,
+        block.insts.retain(|inst| {
+            inst.result
+                .is_none_or(|r| replaced[r.index()].is_none() && !(is_mask[r.index()] && uses[r.index()] == 0))
         });
         for inst in &mut block.insts {
             inst.kind.map_operands(map);
@@ -181,8 +169,8 @@ pub(crate) fn drop_known_cached_folds(func: &mut Function) {
     func.renumber_values();
 }
 
-/// `(ea, mask)` when `inst` is the fold `and ea, 0xbfffffff` with its mask a constant.
-fn fold_of(func: &Function, inst: &Inst, values: &[Fact], is_iconst: &[bool]) -> Option<(Value, Value)> {
+/// `(ea, mask)` when `inst` is the fold `and ea, 0xbfffffff` of an i32.
+fn fold_of(func: &Function, inst: &Inst, values: &[Fact]) -> Option<(Value, Value)> {
     let InstKind::Binary {
         op: BinaryOp::And,
         args: [ea, mask],
@@ -190,9 +178,8 @@ fn fold_of(func: &Function, inst: &Inst, values: &[Fact], is_iconst: &[bool]) ->
     else {
         return None;
     };
-    let is_fold = func.value_type(ea) == Some(Type::I32)
-        && values.get(mask.index()) == Some(&Fact::Const(!UNCACHED_BIT))
-        && is_iconst.get(mask.index()) == Some(&true);
+    let is_fold =
+        func.value_type(ea) == Some(Type::I32) && values.get(mask.index()) == Some(&Fact::Const(!UNCACHED_BIT));
     is_fold.then_some((ea, mask))
 }
 

@@ -97,16 +97,17 @@ fn same_module(a: &str, b: &str) -> bool {
 /// (fcomi) and the clearing of DF, which is not a flag slot. The C++ exception externs are left
 /// out: they transfer control.
 ///
-/// Every import but the `setjmp` family also keeps the C calling convention for the registers
-/// ([`c_abi_state_use`]): `setjmp` reads the callee-saved registers it saves and `longjmp` writes
-/// them, so those two may touch everything.
+/// Every import but `setjmp` and `longjmp` also keeps the C calling convention for the registers
+/// ([`c_abi_state_use`]). `setjmp` reads the callee-saved registers it saves and runs the rest of
+/// its caller, so it may touch everything; `longjmp` has a contract of its own
+/// ([`longjmp_state_use`]).
 pub fn externs(image: &GuestImage, platform: &str) -> Result<Externs, GuestError> {
     let p = find(platform)?;
     let mut out = Externs::default();
     let mut keeps_c_abi = |thunk: GuestAddr, name: &str, pops: Option<u32>| {
         if name == LONGJMP {
             out.state_use.insert(thunk, longjmp_state_use());
-        } else if !SAVES_OR_RESTORES_REGISTERS.contains(&name) {
+        } else if !SETJMPS.contains(&name) {
             let mut contract = c_abi_state_use(pops);
             contract.never_returns = crate::discover::NORETURN_IMPORTS
                 .iter()
@@ -147,9 +148,10 @@ pub fn externs(image: &GuestImage, platform: &str) -> Result<Externs, GuestError
     Ok(out)
 }
 
-/// The imports whose C reads or writes the callee-saved registers (platform/msvcrt_setjmp.c).
-const SAVES_OR_RESTORES_REGISTERS: [&str; 3] = ["_setjmp", "_setjmp3", LONGJMP];
+/// The imports whose C saves the callee-saved registers (platform/msvcrt_setjmp.c).
+const SETJMPS: [&str; 2] = ["_setjmp", "_setjmp3"];
 
+/// The import whose C restores them and never returns.
 const LONGJMP: &str = "longjmp";
 
 /// What msvcrt's `longjmp` reads and writes for a caller keeping state in C locals: its arguments
