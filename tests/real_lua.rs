@@ -96,6 +96,7 @@ fn lua_runs_its_bench_as_its_oracles_do_and_dispatches_inside_its_interpreter() 
 /// The same on AArch64 (through qemu-aarch64): the interpreter, its setjmp/longjmp and its floats
 /// on a host of another architecture.
 #[test]
+#[ignore = "CI runs the PE on LoongArch64 and the DOL on AArch64: scripts/host-matrix.sh runs it"]
 fn lua_runs_its_bench_on_aarch64() {
     let gen_dir = tempfile::tempdir().expect("tempdir");
     let out = run_bench("aarch64", gen_dir.path());
@@ -160,6 +161,7 @@ fn the_recipes_pin_the_committed_lua() {
 /// the recorded bench output there too. The run takes seconds; the compile of 1,560 functions
 /// for one more host about a minute.
 #[test]
+#[ignore = "CI runs the PE on LoongArch64 and the DOL on AArch64: scripts/host-matrix.sh runs it"]
 fn the_dol_runs_its_bench_on_loongarch64() {
     dol_runs_its_bench_on("loongarch64");
 }
