@@ -123,6 +123,8 @@ struct FnEmitter<'a> {
     /// write-back). A local written but never read (every write of it killed before anything
     /// saw it) is marked used, or clang warns that it is set but not used.
     read_locals: BTreeSet<SlotId>,
+    /// Per value, the base and displacement of the near access it can address ([`crate::near`]).
+    near: Vec<Option<(Value, i64)>>,
 }
 
 impl<'a> FnEmitter<'a> {
@@ -144,6 +146,7 @@ impl<'a> FnEmitter<'a> {
             dirty: BTreeSet::new(),
             live_in: Vec::new(),
             read_locals: BTreeSet::new(),
+            near: crate::near::near_addresses(func, ctx.memory.address_bits),
         };
         if func.blocks.is_empty() {
             return Err(e.malformed("the function has no blocks".to_string()));
@@ -236,7 +239,7 @@ impl<'a> FnEmitter<'a> {
                     *slot = Some(Def::Inst { block: b, index });
                 }
                 if inst.kind.has_side_effects() {
-                    work.extend(inst.kind.operands());
+                    work.extend(self.operands_written(&inst.kind));
                 }
             }
             let mut term_operands = data.term.operands();
@@ -265,7 +268,9 @@ impl<'a> FnEmitter<'a> {
             }
             match defs[v.index()] {
                 None => return Err(self.malformed(format!("{v} is used but not defined in any reachable block"))),
-                Some(Def::Inst { block, index }) => work.extend(func.blocks[block].insts[index].kind.operands()),
+                Some(Def::Inst { block, index }) => {
+                    work.extend(self.operands_written(&func.blocks[block].insts[index].kind))
+                }
                 Some(Def::Param { block, index }) => {
                     for call in &incoming[block] {
                         work.push(call.args[index]);
@@ -274,6 +279,20 @@ impl<'a> FnEmitter<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The operands of `kind` its C statement names: a near access names its address's base
+    /// rather than the address, which is then not written unless something else uses it.
+    fn operands_written(&self, kind: &InstKind) -> Vec<Value> {
+        let mut operands = kind.operands();
+        if let InstKind::Load { space, addr, .. } | InstKind::Store { space, addr, .. } = kind
+            && *space == AddrSpace::RAM
+            && let Some((base, _)) = self.near_address(*addr)
+            && let Some(operand) = operands.iter_mut().find(|v| **v == *addr)
+        {
+            *operand = base;
+        }
+        operands
     }
 
     fn is_live(&self, v: Value) -> bool {
@@ -1251,6 +1270,10 @@ impl<'a> FnEmitter<'a> {
 
     // ---- memory
 
+    fn near_address(&self, addr: Value) -> Option<(Value, i64)> {
+        self.near.get(addr.index()).copied().flatten()
+    }
+
     fn load(&mut self, ty: Type, endian: Endian, space: AddrSpace, addr: Value) -> Result<String, EmitError> {
         self.int(addr)?;
         let Some(name) = access_name(ty) else {
@@ -1259,6 +1282,9 @@ impl<'a> FnEmitter<'a> {
         let order = endian.name();
         if space == AddrSpace::RAM {
             self.uses_memory_base = true;
+            if let Some((base, disp)) = self.near_address(addr) {
+                return Ok(format!("rpt_load_{name}_{order}_near(mb, {base}, {disp})"));
+            }
             return Ok(format!("rpt_load_{name}_{order}_at(mb, {addr})"));
         }
         let bytes = ty.bits() / 8;
@@ -1289,6 +1315,9 @@ impl<'a> FnEmitter<'a> {
         let order = endian.name();
         if space == AddrSpace::RAM {
             self.uses_memory_base = true;
+            if let Some((base, disp)) = self.near_address(addr) {
+                return Ok(format!("rpt_store_{name}_{order}_near(mb, {base}, {disp}, {value});"));
+            }
             return Ok(format!("rpt_store_{name}_{order}_at(mb, {addr}, {value});"));
         }
         let bytes = ty.bits() / 8;

@@ -16,6 +16,7 @@
 mod ctype;
 mod files;
 mod function;
+mod near;
 pub mod state_use;
 
 use std::collections::{BTreeMap, BTreeSet};

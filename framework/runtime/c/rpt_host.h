@@ -45,6 +45,12 @@ enum {
 /* Reserves `size` bytes of zeroed, lazily committed, readable and writable memory; NULL on failure. */
 uint8_t *rpt_host_reserve(uint64_t size);
 
+/* Reserves `size` bytes as rpt_host_reserve does and maps the same memory twice more around them: the
+ * last `below` bytes again just below the returned address and the first `above` bytes again just
+ * above its end, so a write through one view is seen through the others. All three are multiples
+ * of the largest page size (64 KiB). NULL on failure, with nothing left mapped. */
+uint8_t *rpt_host_reserve_mirrored(uint64_t size, uint64_t below, uint64_t above);
+
 /* Ends the process with `status`. */
 _Noreturn void rpt_host_exit(int status);
 

@@ -3,10 +3,11 @@
  *
  * Hosts without a C library leave this file out and supply the same functions in their shim.
  */
-/* mmap's MAP_ANONYMOUS and MAP_NORESERVE, openat and its friends are not ISO C; ask for them
- * before any header. */
+/* mmap's MAP_ANONYMOUS and MAP_NORESERVE, openat and its friends are not ISO C, memfd_create is
+ * a GNU extension; ask for them before any header. */
 #define _DEFAULT_SOURCE 1
 #define _ATFILE_SOURCE 1
+#define _GNU_SOURCE 1
 
 #include "rpt_host.h"
 
@@ -53,6 +54,35 @@ uint8_t *rpt_host_reserve(uint64_t size)
 {
 	void *p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	return p == MAP_FAILED ? NULL : (uint8_t *)p;
+}
+
+/* One view of `fd` from `offset` at `at`, replacing what the reservation had there. */
+static int rpt_host_map_view(uint8_t *at, uint64_t len, int fd, uint64_t offset)
+{
+	void *p = mmap(at, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, (off_t)offset);
+	return p == MAP_FAILED ? -1 : 0;
+}
+
+/* A memory file (lazily committed like anonymous memory: memfd_create does not account its size
+ * up front) holds the memory; a PROT_NONE reservation of the whole range keeps other mappings out
+ * while the three views are placed in it. */
+uint8_t *rpt_host_reserve_mirrored(uint64_t size, uint64_t below, uint64_t above)
+{
+	int fd = memfd_create("rpt-guest-memory", MFD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	uint64_t total = below + size + above;
+	void *area = MAP_FAILED;
+	if (ftruncate(fd, (off_t)size) == 0)
+		area = mmap(NULL, (size_t)total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uint8_t *base = area == MAP_FAILED ? NULL : (uint8_t *)area + below;
+	if (base && (rpt_host_map_view(base - below, below, fd, size - below) != 0 ||
+		     rpt_host_map_view(base, size, fd, 0) != 0 || rpt_host_map_view(base + size, above, fd, 0) != 0)) {
+		munmap(area, (size_t)total);
+		base = NULL;
+	}
+	close(fd);
+	return base;
 }
 
 /* exit() rather than _exit(): it flushes stdio buffers a platform's C part may have filled. */

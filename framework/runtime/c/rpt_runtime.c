@@ -13,6 +13,10 @@ uint8_t *rpt_mem;
 /* Room past the top of the guest's space, so a multi-byte access at the last address does not fault. */
 #define RPT_GUARD_BYTES 4096u
 
+/* What the mirror above the space maps past the window: a page of the largest size (64 KiB), so
+ * the views stay page-aligned on every host. */
+#define RPT_MIRROR_SLACK_BYTES 65536u
+
 static size_t rpt_strlen(const char *s)
 {
 	size_t n = 0;
@@ -698,9 +702,19 @@ static struct cpu rpt_cpu;
 int main(int argc, char **argv)
 {
 	uint64_t space = (uint64_t)RPT_GUEST_ADDR_MASK + 1;
+#ifdef RPT_GUEST_WINDOW_BYTES
+	/* The mirrors near accesses land in when they wrap; the one above also takes the bytes of a
+	 * multi-byte access at the top of the space (and at the top of the window). */
+	uint64_t below = RPT_GUEST_WINDOW_BYTES, above = RPT_GUEST_WINDOW_BYTES + RPT_MIRROR_SLACK_BYTES;
+	rpt_mem = rpt_host_reserve_mirrored(space, below, above);
+	if (!rpt_mem)
+		rpt_fail_start("cannot map guest memory with its mirrors (memfd_create and mmap); bytes wanted: ",
+			       below + space + above);
+#else
 	rpt_mem = rpt_host_reserve(space + RPT_GUARD_BYTES);
 	if (!rpt_mem)
 		rpt_fail_start("cannot reserve guest memory; bytes wanted: ", space + RPT_GUARD_BYTES);
+#endif
 	for (size_t i = 0; i < rpt_segment_count; i++) {
 		const struct rpt_segment *s = &rpt_segments[i];
 		if (s->addr > RPT_GUEST_ADDR_MASK || s->mem_size > space - s->addr || s->size > s->mem_size)

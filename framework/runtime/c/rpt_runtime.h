@@ -26,6 +26,15 @@
 #define RPT_GUEST_ADDR_MASK ((UINT64_C(1) << RPT_GUEST_ADDRESS_BITS) - 1)
 #endif
 
+/* Near accesses (docs/c-abi.md, "Guest memory"): for a guest of 18 to 32 address bits the runtime
+ * maps the last quarter of the space again just below it and the first quarter again just above
+ * it, so an address written as base + displacement, the base a zero-extended guest word and the
+ * displacement a constant within a quarter of the space either way, needs no mask: where the sum
+ * wraps in the guest, it lands in a mirror of the byte the guest means. */
+#if RPT_GUEST_ADDRESS_BITS >= 18 && RPT_GUEST_ADDRESS_BITS <= 32
+#define RPT_GUEST_WINDOW_BYTES (UINT64_C(1) << (RPT_GUEST_ADDRESS_BITS - 2))
+#endif
+
 struct cpu;
 
 /* Two singles side by side (PowerPC paired singles); ps0 is the high half of its bit pattern. */
@@ -341,6 +350,17 @@ void rpt_interpreter_write(uint64_t addr, const void *from, size_t size);
 #define RPT_GLOBAL_BASE rpt_mem
 #endif
 
+/* A near access (RPT_GUEST_WINDOW_BYTES above) is an `_at` access at offset 0 from the host address
+ * of its first byte; without mirrors (in the interpreter, or a guest of another width) it is an
+ * ordinary access at the masked sum. */
+#if defined(RPT_GUEST_WINDOW_BYTES) && !defined(RPT_INTERPRETER)
+#define RPT_NEAR_BASE(mb, base, disp) ((mb) + (base) + (disp))
+#define RPT_NEAR_OFFSET(base, disp) 0
+#else
+#define RPT_NEAR_BASE(mb, base, disp) (mb)
+#define RPT_NEAR_OFFSET(base, disp) ((base) + (uint64_t)(disp))
+#endif
+
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define RPT_FROM_LE(bits, v) (v)
 #define RPT_FROM_BE(bits, v) __builtin_bswap##bits(v)
@@ -425,10 +445,19 @@ static inline void rpt_store_f80_be_at(uint8_t *mb, uint64_t addr, long double v
 }
 #endif
 
-/* The forms of docs/c-abi.md, on the global base, for guest C parts. */
+/* Derived forms of each access: on the global base, for guest C parts (docs/c-abi.md), and near
+ * (`_near(mb, base, disp)`), which lifted code uses for a base register plus a constant. */
 #define RPT_GLOBAL_ACCESS(ty, name, order)                                                                     \
 	static inline ty rpt_load_##name##_##order(uint64_t addr) { return rpt_load_##name##_##order##_at(RPT_GLOBAL_BASE, addr); } \
-	static inline void rpt_store_##name##_##order(uint64_t addr, ty v) { rpt_store_##name##_##order##_at(RPT_GLOBAL_BASE, addr, v); }
+	static inline void rpt_store_##name##_##order(uint64_t addr, ty v) { rpt_store_##name##_##order##_at(RPT_GLOBAL_BASE, addr, v); } \
+	static inline ty rpt_load_##name##_##order##_near(uint8_t *mb, uint64_t base, int64_t disp)            \
+	{                                                                                                      \
+		return rpt_load_##name##_##order##_at(RPT_NEAR_BASE(mb, base, disp), RPT_NEAR_OFFSET(base, disp)); \
+	}                                                                                                      \
+	static inline void rpt_store_##name##_##order##_near(uint8_t *mb, uint64_t base, int64_t disp, ty v)   \
+	{                                                                                                      \
+		rpt_store_##name##_##order##_at(RPT_NEAR_BASE(mb, base, disp), RPT_NEAR_OFFSET(base, disp), v); \
+	}
 
 RPT_GLOBAL_ACCESS(uint8_t, u8, le)
 RPT_GLOBAL_ACCESS(uint8_t, u8, be)

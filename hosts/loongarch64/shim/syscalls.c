@@ -22,14 +22,20 @@
 #define RPT_LA64_SYS_EXIT_GROUP 94
 #define RPT_LA64_SYS_NANOSLEEP 101
 #define RPT_LA64_SYS_CLOCK_GETTIME 113
+#define RPT_LA64_SYS_FTRUNCATE 46
+#define RPT_LA64_SYS_MUNMAP 215
 #define RPT_LA64_SYS_MMAP 222
+#define RPT_LA64_SYS_MEMFD_CREATE 279
 #define RPT_LA64_SYS_RENAMEAT2 276
 #define RPT_LA64_SYS_STATX 291
 
 /* mmap's constants in the generic Linux ABI. */
 #define RPT_LA64_PROT_READ 0x1
 #define RPT_LA64_PROT_WRITE 0x2
+#define RPT_LA64_PROT_NONE 0x0
+#define RPT_LA64_MAP_SHARED 0x01
 #define RPT_LA64_MAP_PRIVATE 0x02
+#define RPT_LA64_MAP_FIXED 0x10
 #define RPT_LA64_MAP_ANONYMOUS 0x20
 #define RPT_LA64_MAP_NORESERVE 0x4000
 
@@ -147,6 +153,38 @@ uint8_t *rpt_host_reserve(uint64_t size)
 	long p = rpt_la64_syscall6(RPT_LA64_SYS_MMAP, 0, (long)size, RPT_LA64_PROT_READ | RPT_LA64_PROT_WRITE,
 				   RPT_LA64_MAP_PRIVATE | RPT_LA64_MAP_ANONYMOUS | RPT_LA64_MAP_NORESERVE, -1, 0);
 	return rpt_la64_failed(p) ? NULL : (uint8_t *)p;
+}
+
+/* memfd_create's close-on-exec flag. */
+#define RPT_LA64_MFD_CLOEXEC 1
+
+/* One view of `fd` from `offset` at `at`, replacing what the reservation had there. */
+static int rpt_la64_map_view(uint8_t *at, uint64_t len, long fd, uint64_t offset)
+{
+	long p = rpt_la64_syscall6(RPT_LA64_SYS_MMAP, (long)at, (long)len, RPT_LA64_PROT_READ | RPT_LA64_PROT_WRITE,
+				   RPT_LA64_MAP_SHARED | RPT_LA64_MAP_FIXED, fd, (long)offset);
+	return rpt_la64_failed(p) ? -1 : 0;
+}
+
+/* As runtime/rpt_host_libc.c does it: a memory file, a PROT_NONE reservation, three views. */
+uint8_t *rpt_host_reserve_mirrored(uint64_t size, uint64_t below, uint64_t above)
+{
+	long fd = rpt_la64_syscall3(RPT_LA64_SYS_MEMFD_CREATE, (long)"rpt-guest-memory", RPT_LA64_MFD_CLOEXEC, 0);
+	if (rpt_la64_failed(fd))
+		return NULL;
+	uint64_t total = below + size + above;
+	long area = -1;
+	if (!rpt_la64_failed(rpt_la64_syscall3(RPT_LA64_SYS_FTRUNCATE, fd, (long)size, 0)))
+		area = rpt_la64_syscall6(RPT_LA64_SYS_MMAP, 0, (long)total, RPT_LA64_PROT_NONE,
+					 RPT_LA64_MAP_PRIVATE | RPT_LA64_MAP_ANONYMOUS | RPT_LA64_MAP_NORESERVE, -1, 0);
+	uint8_t *base = rpt_la64_failed(area) ? NULL : (uint8_t *)area + below;
+	if (base && (rpt_la64_map_view(base - below, below, fd, size - below) != 0 ||
+		     rpt_la64_map_view(base, size, fd, 0) != 0 || rpt_la64_map_view(base + size, above, fd, 0) != 0)) {
+		rpt_la64_syscall3(RPT_LA64_SYS_MUNMAP, area, (long)total, 0);
+		base = NULL;
+	}
+	rpt_la64_syscall3(RPT_LA64_SYS_CLOSE, fd, 0, 0);
+	return base;
 }
 
 /* exit_group rather than exit: the whole process ends, as the C library's exit() would end it.
