@@ -652,6 +652,46 @@ impl<'p> Interpreter<'p> {
     }
 }
 
+/// Evaluates one pure integer instruction (a constant, a unary or binary operation, a compare, a
+/// select, an integer conversion) the way the interpreter does, for passes that evaluate the IR on
+/// values they choose. `operand` gives each operand's value (zero-extended) and type; `None` for
+/// anything else, an operand `operand` does not know, or a division the interpreter would refuse.
+pub fn eval_pure_int(kind: &InstKind, operand: &dyn Fn(Value) -> Option<(u64, Type)>) -> Option<u64> {
+    Some(match kind {
+        InstKind::Iconst { ty, imm } => imm & ty.mask(),
+        InstKind::Unary { op, arg } => {
+            let (x, ty) = operand(*arg)?;
+            unary(*op, x, ty.bits()) & ty.mask()
+        }
+        InstKind::Binary { op, args } => {
+            let ((a, ty), (b, _)) = (operand(args[0])?, operand(args[1])?);
+            binary(*op, a, b, ty.bits())? & ty.mask()
+        }
+        InstKind::Icmp { cond, args } => {
+            let ((a, ty), (b, _)) = (operand(args[0])?, operand(args[1])?);
+            u64::from(icmp(*cond, a, b, ty.bits()))
+        }
+        InstKind::Select {
+            cond,
+            if_true,
+            if_false,
+        } => {
+            let (c, _) = operand(*cond)?;
+            operand(if c & 1 == 1 { *if_true } else { *if_false })?.0
+        }
+        InstKind::Convert { op, arg, to } if to.is_int() => {
+            let (x, from) = operand(*arg)?;
+            match op {
+                ConvOp::Zext => x,
+                ConvOp::Sext => (sign_extend(x, from.bits()) as u64) & to.mask(),
+                ConvOp::Trunc => x & to.mask(),
+                ConvOp::Bitcast => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
 fn sign_extend(x: u64, bits: u32) -> i64 {
     if bits >= 64 {
         x as i64
