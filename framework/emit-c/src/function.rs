@@ -38,9 +38,12 @@ use crate::ctype::{Int, access_name, c_string, c_type, field_name, int_literal};
 use crate::state_use::{StateUse, rounds_by_guest_mode};
 use crate::{EmitContext, EmitError, EmittedFunction};
 
-/// From this many cases on, a switch whose jumps assign nothing becomes a table of label addresses
-/// (`goto *table[index]`, a GNU C extension clang has on every host) rather than a C `switch`:
-/// below it clang's compares cost no more than the table's bounds check and load.
+/// From this many different targets on, a switch whose jumps assign nothing becomes a table of
+/// label addresses (`goto *table[index]`, a GNU C extension clang has on every host) rather than a
+/// C `switch`: below it clang's compares (of ranges, for runs of cases with one target) cost no
+/// more than the table's bounds check and load. Few targets matter more than the table's size: clang
+/// joins every `goto *` of a function into one indirect branch, so each table adds its paths to the
+/// one dispatch block (switch-recovery's range trees in luaV_execute cost 17% as tables).
 const LABEL_TABLE_MIN_CASES: usize = 8;
 
 /// Emits one function as a C definition, per `docs/c-abi.md`.
@@ -1493,7 +1496,8 @@ impl<'a> FnEmitter<'a> {
             }
             Terminator::Switch { index, cases, default } => {
                 self.int(*index)?;
-                let plain_cases: Option<Vec<usize>> = if cases.len() >= LABEL_TABLE_MIN_CASES {
+                let distinct: BTreeSet<Block> = cases.iter().map(|case| case.block).collect();
+                let plain_cases: Option<Vec<usize>> = if distinct.len() >= LABEL_TABLE_MIN_CASES {
                     cases
                         .iter()
                         .map(|case| self.plain_jump(case))
