@@ -279,9 +279,11 @@ impl<'f> Tree<'f> {
                 Some(SlotLayout::Packed { parent, .. }) => *parent,
                 _ => s,
             };
+            // A helper call may write any slot (the pass does not read its declaration).
             let later_write = self.func.blocks[site.block].insts[site.index + 1..].iter().any(|i| {
                 matches!(i.kind, InstKind::SetSlot { slot: s, .. } | InstKind::Kill { slot: s }
                     | InstKind::SetIndexed { slot: s, .. } if word(s) == word(slot))
+                    || matches!(i.kind, InstKind::CallHelper { .. })
             });
             if self.nodes.contains(&site.block) || (site.block == self.root && !later_write) {
                 return Some(Input::Slot(slot));
@@ -394,7 +396,6 @@ impl<'f> Tree<'f> {
     fn recover(&self) -> Option<Switch> {
         let (key, ty) = self.key;
         let mask = ty.mask();
-        let top = mask;
         // Every point where some comparison may change its answer starts an interval.
         let mut starts: BTreeSet<u64> = BTreeSet::from([0, (mask >> 1) + 1]);
         for &c in &self.constants {
@@ -404,7 +405,7 @@ impl<'f> Tree<'f> {
         let starts: Vec<u64> = starts.into_iter().collect();
         let mut intervals: Vec<(u64, u64, usize)> = Vec::new();
         for (i, &start) in starts.iter().enumerate() {
-            let end = starts.get(i + 1).map_or(top, |next| next - 1);
+            let end = starts.get(i + 1).map_or(mask, |next| next - 1);
             let mut leaf = None;
             for combination in 0..1u64 << self.bools.len() {
                 let mut values = BTreeMap::from([(key, start)]);
