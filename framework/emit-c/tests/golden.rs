@@ -78,7 +78,6 @@ fn emitted_c_matches_the_golden_files() {
                     Choices {
                         memarg: true,
                         state_in_locals: rpt_ir::RoleSet::of(&rpt_ir::SlotRole::ALL),
-                        ..Choices::BASELINE
                     },
                 ),
             ),
