@@ -25,7 +25,7 @@
 //! - Values nobody uses are not written (their instructions are pure), which keeps
 //!   clang's unused-variable warnings away from raw lifter output.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use rpt_ir::{
@@ -45,6 +45,23 @@ use crate::{EmitContext, EmitError, EmittedFunction};
 /// joins every `goto *` of a function into one indirect branch, so each table adds its paths to the
 /// one dispatch block (switch-recovery's range trees in luaV_execute cost 17% as tables).
 const LABEL_TABLE_MIN_CASES: usize = 8;
+
+/// State in locals: from this many locals on (more than 24), a function keeps in a local only a slot it uses
+/// more than [`CALL_COST_FACTOR`] times as often as calls hand it over (both weighted by loop
+/// depth); the rest stay in `struct cpu`. A function with that many guest registers live (a
+/// PowerPC interpreter loop: luaV_execute has 50) leaves most of them in host stack slots anyway,
+/// where every call costs a write-back and a reload on top. An x86 function never has this many
+/// (eight registers and the flags), so x86 guests are untouched.
+const MANY_LOCALS: usize = 25;
+
+/// See [`MANY_LOCALS`]. Measured on the bench samples (callgrind, default pipeline): with 4,
+/// lua-ppc ran 0.89 of its instructions, calls-ppc 0.965, lz-ppc 0.99, and no sample more; with
+/// 1 or 2 lua-ppc gained less (0.94, 0.89) and calls-ppc less; without the threshold of
+/// [`MANY_LOCALS`] lua-x86 ran 1.07.
+const CALL_COST_FACTOR: u64 = 4;
+
+/// How much more a block nested one loop deeper counts, when weighing uses against calls.
+const LOOP_WEIGHT: u64 = 8;
 
 /// Emits one function as a C definition, per `docs/c-abi.md`.
 pub fn emit_function(func: &Function, ctx: &EmitContext) -> Result<EmittedFunction, EmitError> {
@@ -1012,6 +1029,9 @@ impl<'a> FnEmitter<'a> {
                 }
             }
         }
+        let depth = self.loop_depths();
+        let weight = |b: usize| LOOP_WEIGHT.saturating_pow(depth.get(b).copied().unwrap_or(0).min(8) as u32);
+        let mut uses: BTreeMap<SlotId, u64> = BTreeMap::new();
         for &b in &self.order {
             for inst in &func.blocks[b].insts {
                 let slot = match &inst.kind {
@@ -1023,9 +1043,76 @@ impl<'a> FnEmitter<'a> {
                 let Some(w) = self.ctx.state.get(word) else { continue };
                 if matches!(w.layout, SlotLayout::Plain) && roles.contains(w.role) && !helper_slots.contains(&word) {
                     self.locals.insert(word);
+                    let n = uses.entry(word).or_insert(0);
+                    *n = n.saturating_add(weight(b));
                 }
             }
         }
+        if self.locals.len() >= MANY_LOCALS {
+            // What the calls would hand over and take back: a callee that may read or write a
+            // word (anything, for an unknown callee) costs the word the call's weight.
+            let mut handovers: BTreeMap<SlotId, u64> = BTreeMap::new();
+            for &b in &self.order {
+                let Terminator::Call { target, .. } = &func.blocks[b].term else {
+                    continue;
+                };
+                let callee = self.light_indirect_call(target).or_else(|| self.ctx.calls.of(target));
+                for &word in &self.locals {
+                    if callee.is_none_or(|c| c.reads.contains(&word) || c.writes.contains(&word)) {
+                        let n = handovers.entry(word).or_insert(0);
+                        *n = n.saturating_add(weight(b));
+                    }
+                }
+            }
+            self.locals.retain(|w| {
+                let used = uses.get(w).copied().unwrap_or(0);
+                let handed = handovers.get(w).copied().unwrap_or(0);
+                used >= handed.saturating_mul(CALL_COST_FACTOR)
+            });
+        }
+    }
+
+    /// How many natural loops each block is in: a back edge goes to a block that dominates its
+    /// source, and its loop is what reaches the source without passing that header.
+    fn loop_depths(&self) -> Vec<usize> {
+        let n = self.func.blocks.len();
+        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for &b in &self.order {
+            for dest in self.func.blocks[b].term.successors() {
+                if let Some(p) = preds.get_mut(dest.block.index()) {
+                    p.push(b);
+                }
+            }
+        }
+        let dominates = |header: usize, mut b: usize| loop {
+            if header == b {
+                return true;
+            }
+            match self.idom.get(b).copied().flatten() {
+                Some(d) if d.index() != b => b = d.index(),
+                _ => return false,
+            }
+        };
+        let mut depth = vec![0usize; n];
+        for &b in &self.order {
+            for dest in self.func.blocks[b].term.successors() {
+                let header = dest.block.index();
+                if header >= n || !dominates(header, b) {
+                    continue;
+                }
+                let mut body = BTreeSet::from([header]);
+                let mut work = vec![b];
+                while let Some(x) = work.pop() {
+                    if body.insert(x) {
+                        work.extend(preds[x].iter().copied());
+                    }
+                }
+                for x in body {
+                    depth[x] += 1;
+                }
+            }
+        }
+        depth
     }
 
     /// Statements writing locals back to `struct cpu`: before anything outside the function may

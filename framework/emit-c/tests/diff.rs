@@ -66,6 +66,8 @@ fn extern_c(symbol: &str) -> Option<&'static str> {
         "ext_swap" => {
             "void ext_swap(struct cpu *restrict c)\n{\n\tuint32_t t = c->a;\n\tc->a = c->b;\n\tc->b = t;\n}\n"
         }
+        // Moves the stack pointer in `struct cpu` (as a platform's stdcall import pops its arguments).
+        "ext_pop" => "void ext_pop(struct cpu *restrict c)\n{\n\tc->sp = c->sp + 4u;\n\tc->a = c->a ^ c->sp;\n}\n",
         _ => return None,
     })
 }
@@ -104,6 +106,12 @@ impl Environment for TestEnv<'_> {
                 let (a, b) = (self.get(m, "a")?, self.get(m, "b")?);
                 self.set(m, "a", b)?;
                 self.set(m, "b", a)?;
+            }
+            Some("ext_pop") => {
+                let sp = self.get(m, "sp")?.wrapping_add(4);
+                self.set(m, "sp", sp)?;
+                let a = self.get(m, "a")?;
+                self.set(m, "a", a ^ (sp & 0xffff_ffff))?;
             }
             _ => return Ok(None),
         }

@@ -23,7 +23,7 @@ fn render(program: &rpt_ir::Program, listing_name: &str, choices: Choices) -> St
     out.push_str("/* ==== cpu.h ==== */\n");
     out.push_str(&rpt_emit_c::cpu_header(
         &program.state,
-        common::MEMORY,
+        common::memory_of(program),
         &program.helpers,
         false,
     ));
@@ -66,6 +66,18 @@ fn emitted_c_matches_the_golden_files() {
                     Choices {
                         state_in_locals: rpt_ir::RoleSet::of(&rpt_ir::SlotRole::ALL),
                         ..Choices::BASELINE
+                    },
+                ),
+            ),
+            // MEMARG with state in locals, as the default pipeline emits.
+            (
+                "memarg+locals".to_string(),
+                render(
+                    &program,
+                    &listing,
+                    Choices {
+                        memarg: true,
+                        state_in_locals: rpt_ir::RoleSet::of(&rpt_ir::SlotRole::ALL),
                     },
                 ),
             ),

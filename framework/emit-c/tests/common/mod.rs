@@ -62,11 +62,15 @@ pub fn emit_all(program: &Program, listing_name: &str) -> Vec<EmittedFunction> {
 /// A slot named `sp` is the stack pointer (`MemoryModel::stack_pointer`), so test programs can
 /// save and restore registers on a stack.
 pub fn emit_all_with(program: &Program, listing_name: &str, choices: generation::Choices) -> Vec<EmittedFunction> {
-    let memory = MemoryModel {
+    generation::emit_functions(program, memory_of(program), listing_name, choices)
+}
+
+/// [`MEMORY`], with the slot named `sp` (if any) as the stack pointer.
+pub fn memory_of(program: &Program) -> MemoryModel {
+    MemoryModel {
         stack_pointer: program.state.find("sp"),
         ..MEMORY
-    };
-    generation::emit_functions(program, memory, listing_name, choices)
+    }
 }
 
 /// Writes a generation's `src/` (cpu.h, shards, functab.c, image.c, listing, runtime and the
@@ -81,7 +85,7 @@ pub fn write_generation(
     shard_count: u32,
     choices: generation::Choices,
 ) -> Vec<CompileJob> {
-    let files = generation::generation_sources(program, MEMORY, image, entry, extra, shard_count, choices);
+    let files = generation::generation_sources(program, memory_of(program), image, entry, extra, shard_count, choices);
     generation::write_sources(src, &files)
         .into_iter()
         .map(|path| CompileJob {
