@@ -94,13 +94,12 @@ TEXT
   echo "| geometric mean | | | $(geo x86-64) | | | $(geo aarch64) | | | $(geo loongarch64) |"
   cat <<'TEXT'
 
-Default: on, on all three hosts (`rpt_api::MEASURED_PIPELINE`, each host's `recommended_passes`). On every
-host it removes a quarter to a half of the instructions of the interpreter loops (`vm`) and a sixth to a third
-of PowerPC floating point (`physics-ppc`), and the geometric mean falls on each. What it costs is calls: small
-functions that call each other (`calls`, up to 9% on x86-64, 3% on AArch64 and LoongArch64) keep guest registers
-live across a call in host callee-saved registers, which each function then saves and restores. x86-64 has the
-fewest such registers and loses the most there; the cure to try is the liveness of slots across calls
-(passes/README.md). The x87 sample is unchanged by design: the slots its helpers touch stay in `struct cpu`.
+Default: on, on all three hosts (`rpt_api::MEASURED_PIPELINE`, each host's `recommended_passes`). It lowers
+every sample on every host: the interpreter loops (`vm`) by 13 to 25%, PowerPC floating point (`physics-ppc`) by 41
+to 50%, the call-heavy `calls` by 6 to 16% (calls hand over only what each callee reads or writes, and a
+function with more than 24 locals keeps in locals only those it uses much more often than its calls hand them
+over: docs/c-abi.md, "State in locals"), and the geometric mean by about a sixth on each. The x87 sample barely
+moves on AArch64 and LoongArch64, where its f80 arithmetic runs in helpers whose slots stay in `struct cpu`.
 TEXT
 } >"$out"
 echo "wrote $out" >&2
