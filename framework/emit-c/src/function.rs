@@ -46,8 +46,8 @@ use crate::{EmitContext, EmitError, EmittedFunction};
 /// one dispatch block (switch-recovery's range trees in luaV_execute cost 17% as tables).
 const LABEL_TABLE_MIN_CASES: usize = 8;
 
-/// State in locals: from this many locals on (more than 24), a function keeps in a local only a slot it uses
-/// more than [`CALL_COST_FACTOR`] times as often as calls hand it over (both weighted by loop
+/// State in locals: a function with this many locals or more keeps in a local only a slot it uses
+/// at least [`CALL_COST_FACTOR`] times as often as calls hand it over (both weighted by loop
 /// depth); the rest stay in `struct cpu`. A function with that many guest registers live (a
 /// PowerPC interpreter loop: luaV_execute has 50) leaves most of them in host stack slots anyway,
 /// where every call costs a write-back and a reload on top. An x86 function never has this many
@@ -55,9 +55,9 @@ const LABEL_TABLE_MIN_CASES: usize = 8;
 const MANY_LOCALS: usize = 25;
 
 /// See [`MANY_LOCALS`]. Measured on the bench samples (callgrind, default pipeline): with 4,
-/// lua-ppc ran 0.89 of its instructions, calls-ppc 0.965, lz-ppc 0.99, and no sample more; with
-/// 1 or 2 lua-ppc gained less (0.94, 0.89) and calls-ppc less; without the threshold of
-/// [`MANY_LOCALS`] lua-x86 ran 1.07.
+/// lua-ppc ran 0.87 of its instructions, calls-ppc 0.965, lz-ppc 0.99, and no sample more; with
+/// 1 or 2 (and no [`MANY_LOCALS`] threshold) lua-ppc gained less (0.94, 0.89) and calls-ppc
+/// less; without the threshold lua-x86 ran 1.07.
 const CALL_COST_FACTOR: u64 = 4;
 
 /// How much more a block nested one loop deeper counts, when weighing uses against calls.
@@ -1029,33 +1029,59 @@ impl<'a> FnEmitter<'a> {
                 }
             }
         }
-        let depth = self.loop_depths();
-        let weight = |b: usize| LOOP_WEIGHT.saturating_pow(depth.get(b).copied().unwrap_or(0).min(8) as u32);
-        let mut uses: BTreeMap<SlotId, u64> = BTreeMap::new();
         for &b in &self.order {
             for inst in &func.blocks[b].insts {
-                let slot = match &inst.kind {
-                    InstKind::GetSlot { slot } if inst.result.is_some_and(|v| self.is_live(v)) => *slot,
-                    InstKind::SetSlot { slot, .. } => *slot,
-                    _ => continue,
-                };
-                let Some(word) = self.word_of(slot) else { continue };
-                let Some(w) = self.ctx.state.get(word) else { continue };
-                if matches!(w.layout, SlotLayout::Plain) && roles.contains(w.role) && !helper_slots.contains(&word) {
+                if let Some(word) = self.local_candidate(inst, &helper_slots) {
                     self.locals.insert(word);
-                    let n = uses.entry(word).or_insert(0);
-                    *n = n.saturating_add(weight(b));
                 }
             }
         }
         if self.locals.len() >= MANY_LOCALS {
-            // What the calls would hand over and take back: a callee that may read or write a
-            // word (anything, for an unknown callee) costs the word the call's weight.
-            let mut handovers: BTreeMap<SlotId, u64> = BTreeMap::new();
-            for &b in &self.order {
-                let Terminator::Call { target, .. } = &func.blocks[b].term else {
-                    continue;
-                };
+            self.keep_locals_worth_their_calls(&helper_slots);
+        }
+    }
+
+    /// The word an instruction reads (through a live value) or writes that may be a local: a
+    /// plain slot of a chosen role that no helper this function calls names.
+    fn local_candidate(&self, inst: &rpt_ir::Inst, helper_slots: &BTreeSet<SlotId>) -> Option<SlotId> {
+        let slot = match &inst.kind {
+            InstKind::GetSlot { slot } if inst.result.is_some_and(|v| self.is_live(v)) => *slot,
+            InstKind::SetSlot { slot, .. } => *slot,
+            _ => return None,
+        };
+        let word = self.word_of(slot)?;
+        let w = self.ctx.state.get(word)?;
+        (matches!(w.layout, SlotLayout::Plain)
+            && self.ctx.state_in_locals.contains(w.role)
+            && !helper_slots.contains(&word))
+        .then_some(word)
+    }
+
+    /// [`MANY_LOCALS`]: keeps the locals used at least [`CALL_COST_FACTOR`] times as often as
+    /// calls hand them over (a callee that may read or write a word, anything for an unknown
+    /// one), uses and calls weighted [`LOOP_WEIGHT`] times per loop they are in.
+    fn keep_locals_worth_their_calls(&mut self, helper_slots: &BTreeSet<SlotId>) {
+        let func = self.func;
+        let mut depth = vec![0u32; func.blocks.len()];
+        for l in rpt_ir::verify::natural_loops(func) {
+            for b in l.blocks {
+                if let Some(d) = depth.get_mut(b.index()) {
+                    *d += 1;
+                }
+            }
+        }
+        let weight = |b: usize| LOOP_WEIGHT.saturating_pow(depth.get(b).copied().unwrap_or(0));
+        let mut uses: BTreeMap<SlotId, u64> = BTreeMap::new();
+        let mut handovers: BTreeMap<SlotId, u64> = BTreeMap::new();
+        for &b in &self.order {
+            let data = &func.blocks[b];
+            for inst in &data.insts {
+                if let Some(word) = self.local_candidate(inst, helper_slots) {
+                    let n = uses.entry(word).or_insert(0);
+                    *n = n.saturating_add(weight(b));
+                }
+            }
+            if let Terminator::Call { target, .. } = &data.term {
                 let callee = self.light_indirect_call(target).or_else(|| self.ctx.calls.of(target));
                 for &word in &self.locals {
                     if callee.is_none_or(|c| c.reads.contains(&word) || c.writes.contains(&word)) {
@@ -1064,55 +1090,12 @@ impl<'a> FnEmitter<'a> {
                     }
                 }
             }
-            self.locals.retain(|w| {
-                let used = uses.get(w).copied().unwrap_or(0);
-                let handed = handovers.get(w).copied().unwrap_or(0);
-                used >= handed.saturating_mul(CALL_COST_FACTOR)
-            });
         }
-    }
-
-    /// How many natural loops each block is in: a back edge goes to a block that dominates its
-    /// source, and its loop is what reaches the source without passing that header.
-    fn loop_depths(&self) -> Vec<usize> {
-        let n = self.func.blocks.len();
-        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for &b in &self.order {
-            for dest in self.func.blocks[b].term.successors() {
-                if let Some(p) = preds.get_mut(dest.block.index()) {
-                    p.push(b);
-                }
-            }
-        }
-        let dominates = |header: usize, mut b: usize| loop {
-            if header == b {
-                return true;
-            }
-            match self.idom.get(b).copied().flatten() {
-                Some(d) if d.index() != b => b = d.index(),
-                _ => return false,
-            }
-        };
-        let mut depth = vec![0usize; n];
-        for &b in &self.order {
-            for dest in self.func.blocks[b].term.successors() {
-                let header = dest.block.index();
-                if header >= n || !dominates(header, b) {
-                    continue;
-                }
-                let mut body = BTreeSet::from([header]);
-                let mut work = vec![b];
-                while let Some(x) = work.pop() {
-                    if body.insert(x) {
-                        work.extend(preds[x].iter().copied());
-                    }
-                }
-                for x in body {
-                    depth[x] += 1;
-                }
-            }
-        }
-        depth
+        self.locals.retain(|w| {
+            let used = uses.get(w).copied().unwrap_or(0);
+            let handed = handovers.get(w).copied().unwrap_or(0);
+            used >= handed.saturating_mul(CALL_COST_FACTOR)
+        });
     }
 
     /// Statements writing locals back to `struct cpu`: before anything outside the function may

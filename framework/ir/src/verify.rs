@@ -524,6 +524,65 @@ pub fn dominators(func: &Function) -> Vec<Option<Block>> {
     idom.into_iter().map(|d| d.map(|d| Block(d as u32))).collect()
 }
 
+/// A natural loop: its header and every block that reaches a back edge into it without passing it.
+pub struct NaturalLoop {
+    /// The block every back edge of the loop goes to.
+    pub header: Block,
+    /// The header and every block of the loop.
+    pub blocks: BTreeSet<Block>,
+}
+
+/// The natural loops of `func` (back edges into one header make one loop), largest first, so an
+/// outer loop comes before its inner ones.
+pub fn natural_loops(func: &Function) -> Vec<NaturalLoop> {
+    let idom = dominators(func);
+    let dominates = |a: Block, mut b: Block| loop {
+        if a == b {
+            return true;
+        }
+        match idom.get(b.index()).copied().flatten() {
+            Some(up) if up != b => b = up,
+            _ => return false,
+        }
+    };
+    let mut preds: Vec<Vec<Block>> = vec![Vec::new(); func.blocks.len()];
+    for (b, data) in func.iter_blocks() {
+        if idom.get(b.index()).copied().flatten().is_none() {
+            continue;
+        }
+        for s in data.term.successors() {
+            if let Some(p) = preds.get_mut(s.block.index()) {
+                p.push(b);
+            }
+        }
+    }
+    let mut bodies: BTreeMap<Block, BTreeSet<Block>> = BTreeMap::new();
+    for (b, data) in func.iter_blocks() {
+        if idom.get(b.index()).copied().flatten().is_none() {
+            continue;
+        }
+        for s in data.term.successors() {
+            let header = s.block;
+            if !dominates(header, b) {
+                continue;
+            }
+            let body = bodies.entry(header).or_insert_with(|| BTreeSet::from([header]));
+            let mut work = vec![b];
+            while let Some(x) = work.pop() {
+                if body.insert(x) {
+                    work.extend(preds.get(x.index()).into_iter().flatten().copied());
+                }
+            }
+        }
+    }
+    let mut loops: Vec<NaturalLoop> = bodies
+        .into_iter()
+        .map(|(header, blocks)| NaturalLoop { header, blocks })
+        .collect();
+    loops.sort_by_key(|l| (std::cmp::Reverse(l.blocks.len()), l.header));
+    loops
+}
+
 /// Verifies one function.
 pub fn verify_function(func: &Function, ctx: VerifyContext<'_>) -> Result<(), VerifyErrors> {
     let mut c = Checker {

@@ -29,7 +29,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rpt_ir::verify::{dominators, reverse_postorder};
+use rpt_ir::verify::{NaturalLoop as Loop, natural_loops, reverse_postorder};
 use rpt_ir::{Block, BlockCall, Function, FunctionBuilder, StateDesc, Terminator, Type, Value};
 
 use super::{Fast, Held, Known, Shape, constants, ends_region, guard};
@@ -64,62 +64,6 @@ pub fn run(func: &mut Function, state: &StateDesc, unit: &Unit, quiet: bool) -> 
         count += 1;
     }
     count
-}
-
-/// A natural loop: its header and every block that reaches a back edge into it without passing it.
-struct Loop {
-    header: Block,
-    blocks: BTreeSet<Block>,
-}
-
-/// The natural loops of `func`, largest first (so an outer loop is tried before its inner ones).
-fn natural_loops(func: &Function) -> Vec<Loop> {
-    let idom = dominators(func);
-    let dominates = |a: Block, mut b: Block| loop {
-        if a == b {
-            return true;
-        }
-        match idom.get(b.index()).copied().flatten() {
-            Some(up) if up != b => b = up,
-            _ => return false,
-        }
-    };
-    let mut preds: Vec<Vec<Block>> = vec![Vec::new(); func.blocks.len()];
-    for (b, data) in func.iter_blocks() {
-        if idom.get(b.index()).copied().flatten().is_none() {
-            continue;
-        }
-        for s in data.term.successors() {
-            if let Some(p) = preds.get_mut(s.block.index()) {
-                p.push(b);
-            }
-        }
-    }
-    let mut bodies: BTreeMap<Block, BTreeSet<Block>> = BTreeMap::new();
-    for (b, data) in func.iter_blocks() {
-        if idom.get(b.index()).copied().flatten().is_none() {
-            continue;
-        }
-        for s in data.term.successors() {
-            let header = s.block;
-            if !dominates(header, b) {
-                continue;
-            }
-            let body = bodies.entry(header).or_insert_with(|| BTreeSet::from([header]));
-            let mut work = vec![b];
-            while let Some(x) = work.pop() {
-                if body.insert(x) {
-                    work.extend(preds.get(x.index()).into_iter().flatten().copied());
-                }
-            }
-        }
-    }
-    let mut loops: Vec<Loop> = bodies
-        .into_iter()
-        .map(|(header, blocks)| Loop { header, blocks })
-        .collect();
-    loops.sort_by_key(|l| (std::cmp::Reverse(l.blocks.len()), l.header));
-    loops
 }
 
 /// A loop that can be one region.
