@@ -84,7 +84,7 @@ impl GuestImage {
 }
 
 /// How the guest sees memory, for the C runtime.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct MemoryModel {
     /// Width of guest addresses in bits (32 for x86-32 and PowerPC, 24 for the 65816).
     pub address_bits: u32,
@@ -95,6 +95,13 @@ pub struct MemoryModel {
     /// what a function preserves (`rpt_emit_c::state_use`).
     #[serde(default)]
     pub stack_pointer: Option<SlotId>,
+    /// The registers the guest's calling convention lets every function clobber and that carry
+    /// no result (x86 `ecx`; PowerPC r0, r5..r12, ctr, xer, lr, cr0/1/5..7, f0, f2..f13): code
+    /// outside lifted code (the runtime after an entry point or a callback returns, a platform
+    /// function) never reads them after a call, so a function need not write them back when no
+    /// lifted caller reads them after calling it (`rpt_emit_c::state_use`).
+    #[serde(default)]
+    pub scratch_registers: Vec<SlotId>,
 }
 
 /// Where function discovery starts.

@@ -500,6 +500,7 @@ pub fn program_state_use(db: &dyn Db, s: Session) -> Result<Arc<rpt_emit_c::stat
         &program,
         &contracts,
         facts.memory.stack_pointer,
+        &facts.memory.scratch_registers,
     )))
 }
 
@@ -534,7 +535,7 @@ pub fn function_c<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> Resul
         state: &facts.state,
         helpers: &facts.helpers,
         externs: &facts.externs,
-        memory: facts.memory,
+        memory: &facts.memory,
         listing_name: s.listing_name(db),
         memarg: codegen_options(db, s).memory_base_argument,
         state_in_locals: codegen_options(db, s).state_in_locals,
@@ -609,7 +610,7 @@ pub fn cpu_header(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreError> {
         .any(|f| f.path == rpt_api::GUEST_INLINE_HEADER);
     Ok(Arc::new(rpt_emit_c::cpu_header(
         &facts.state,
-        facts.memory,
+        facts.memory.clone(),
         &facts.helpers,
         inline_header,
     )))

@@ -1552,7 +1552,13 @@ impl<'a> FnEmitter<'a> {
             term,
             Terminator::Jump(_) | Terminator::Branch { .. } | Terminator::Switch { .. }
         ) {
-            let spill = self.spill_locals(call_state.as_ref().map(|(handed, _)| handed));
+            // At a return, only what some caller reads afterwards (a scratch register the callers
+            // never look at stays in its local).
+            let at_return = match term {
+                Terminator::Return => self.ctx.calls.after_return.as_ref(),
+                _ => None,
+            };
+            let spill = self.spill_locals(at_return.or(call_state.as_ref().map(|(handed, _)| handed)));
             self.stmt_if_any(spill);
         }
         let s = match term {

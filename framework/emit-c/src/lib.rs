@@ -45,7 +45,7 @@ pub struct EmitContext<'a> {
     /// Platform externs by address with their C symbol; direct calls to these addresses use the symbol.
     pub externs: &'a BTreeMap<GuestAddr, String>,
     /// The guest's memory model (address width and byte order).
-    pub memory: MemoryModel,
+    pub memory: &'a MemoryModel,
     /// The listing file named in `#line` directives (`my-game.lst`).
     pub listing_name: &'a str,
     /// MEMARG: lifted functions take the memory base as a parameter (`f_X_m(c, mb)`) and

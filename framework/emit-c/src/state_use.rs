@@ -65,6 +65,9 @@ pub struct CallStateUse {
     /// [`ProgramStateUse::direct_functions`]), when the program has light functions to tell
     /// apart; an indirect call to anything else hands over everything.
     pub indirect_light: Option<StateUse>,
+    /// The slot words a caller may read from `struct cpu` after the function itself returns, when
+    /// known (`None`: every word). A local outside them need not be written back at a return.
+    pub after_return: Option<BTreeSet<SlotId>>,
 }
 
 /// Nothing known of any callee: every call hands over and takes back every local.
@@ -72,6 +75,7 @@ pub static UNKNOWN_CALLS: CallStateUse = CallStateUse {
     direct: BTreeMap::new(),
     indirect: None,
     indirect_light: None,
+    after_return: None,
 };
 
 impl CallStateUse {
@@ -104,6 +108,8 @@ pub struct ProgramStateUse {
     indirect: Option<Words>,
     /// The union of the light address-taken functions, when some others are opaque.
     light: Option<Words>,
+    /// Per lifted function, the words read after it returns ([`after_return`]).
+    after_return: BTreeMap<GuestAddr, Bits>,
     slots: Vec<SlotId>,
 }
 
@@ -126,6 +132,7 @@ impl ProgramStateUse {
             } else {
                 None
             },
+            after_return: self.after_return.get(&func.entry).map(|b| self.pick(b)),
         }
     }
 
@@ -149,11 +156,14 @@ impl ProgramStateUse {
     }
 
     fn to_use(&self, words: &Words) -> StateUse {
-        let pick = |set: &Bits| self.slots.iter().copied().filter(|s| set.contains(s.index())).collect();
         StateUse {
-            reads: pick(&words.reads),
-            writes: pick(&words.writes),
+            reads: self.pick(&words.reads),
+            writes: self.pick(&words.writes),
         }
+    }
+
+    fn pick(&self, set: &Bits) -> BTreeSet<SlotId> {
+        self.slots.iter().copied().filter(|s| set.contains(s.index())).collect()
     }
 }
 
@@ -218,6 +228,17 @@ struct Words {
     /// whose value on every return is their value at the call plus a constant (the stack pointer
     /// of a convention where the callee pops the return address).
     returns: Option<BTreeMap<usize, i64>>,
+}
+
+impl Words {
+    /// What code no analysis sees may do: read and write every word, and return with any value.
+    fn everything(slots: &Slots) -> Words {
+        Words {
+            reads: slots.all.clone(),
+            writes: slots.all.clone(),
+            returns: Some(BTreeMap::new()),
+        }
+    }
 }
 
 /// Joins what one more return path (or possible callee) says of how words come back into `into`;
@@ -285,10 +306,12 @@ impl Slots {
 
 /// Finds the state use of every lifted function of `program`, given what the externs with a
 /// contract (`rpt_api::Externs::state_use`) read and write; any other extern touches everything.
+/// `scratch` are the guest's scratch registers (`rpt_api::MemoryModel::scratch_registers`).
 pub fn analyze(
     program: &Program,
     externs: &BTreeMap<GuestAddr, ExternStateUse>,
     stack_pointer: Option<SlotId>,
+    scratch: &[SlotId],
 ) -> ProgramStateUse {
     let slots = Slots::new(&program.state);
     let mut uses: BTreeMap<GuestAddr, Words> = program.functions.keys().map(|&a| (a, Words::default())).collect();
@@ -352,11 +375,86 @@ pub fn analyze(
     let light = indirect_lifted
         .then(|| light_union(program, &slots, &uses, &indirect))
         .flatten();
+    let indirect = indirect_lifted.then_some(indirect);
+    let after_return = after_return(program, &slots, &uses, indirect.as_ref(), scratch);
     ProgramStateUse {
         functions: uses,
-        indirect: indirect_lifted.then_some(indirect),
+        indirect,
         light,
+        after_return,
         slots: program.state.iter().map(|(id, _)| id).collect(),
+    }
+}
+
+/// The words some caller may read from `struct cpu` after each lifted function returns: a
+/// second fixpoint, once every function's reads are known, like flag-abi's `ret_live` for flags.
+///
+/// Code outside lifted code (the runtime after the entry point or a callback returns, a platform
+/// function a callback returns to) reads anything but the guest's `scratch` registers, which its
+/// calling convention lets every function clobber; so every function starts with the rest. A
+/// lifted caller adds the words live after its call (read before written on some path, its own
+/// `after_return` at its returns); a tail call hands the tail caller's on; an indirect call or
+/// tail call reaches every address-taken function (every function, when one of those is not
+/// lifted). A function whose only readers of a scratch register are none need not write it back:
+/// a leaf using r9 or ecx as a temporary leaves `struct cpu` alone.
+fn after_return(
+    program: &Program,
+    slots: &Slots,
+    uses: &BTreeMap<GuestAddr, Words>,
+    indirect: Option<&Words>,
+    scratch: &[SlotId],
+) -> BTreeMap<GuestAddr, Bits> {
+    let mut outside = slots.all.clone();
+    for s in scratch {
+        outside.remove(slots.word(*s));
+    }
+    let mut after: BTreeMap<GuestAddr, Bits> = program.functions.keys().map(|&a| (a, outside.clone())).collect();
+    let everything = Words::everything(slots);
+    let callee = |target: &CallTarget| -> &Words {
+        match target {
+            CallTarget::Direct(addr) => uses.get(addr).unwrap_or(&everything),
+            CallTarget::Indirect(_) => indirect.unwrap_or(&everything),
+        }
+    };
+    let indirect_targets: Vec<GuestAddr> = if indirect.is_some() {
+        program.address_taken.iter().copied().collect()
+    } else {
+        program.functions.keys().copied().collect()
+    };
+    let targets = |target: &CallTarget| -> Vec<GuestAddr> {
+        match target {
+            CallTarget::Direct(addr) => vec![*addr],
+            CallTarget::Indirect(_) => indirect_targets.clone(),
+        }
+    };
+    // Sets only grow, bounded by every word: the loop ends.
+    loop {
+        let mut grew: Vec<(GuestAddr, Bits)> = Vec::new();
+        for (addr, func) in &program.functions {
+            let at_return = after.get(addr).cloned().unwrap_or_else(|| slots.all.clone());
+            let live_in = block_liveness(func, program, slots, &callee, &at_return, &mut Bits::default());
+            for block in &func.blocks {
+                let (target, live_after) = match &block.term {
+                    Terminator::Call { target, cont } => {
+                        (target, live_in.get(cont.block.index()).cloned().unwrap_or_default())
+                    }
+                    Terminator::TailCall { target } => (target, at_return.clone()),
+                    _ => continue,
+                };
+                for t in targets(target) {
+                    grew.push((t, live_after.clone()));
+                }
+            }
+        }
+        let mut changed = false;
+        for (t, live) in grew {
+            if let Some(set) = after.get_mut(&t) {
+                changed |= set.union_with(&live);
+            }
+        }
+        if !changed {
+            return after;
+        }
     }
 }
 
@@ -442,18 +540,29 @@ fn function_use(
         contracts,
         indirect,
     } = calls;
-    let everything = Words {
-        reads: slots.all.clone(),
-        writes: slots.all.clone(),
-        returns: Some(BTreeMap::new()),
-    };
+    let everything = Words::everything(slots);
     let callee = |target: &CallTarget| -> &Words {
         match target {
             CallTarget::Direct(addr) => uses.get(addr).or_else(|| contracts.get(addr)).unwrap_or(&everything),
             CallTarget::Indirect(_) => indirect.unwrap_or(&everything),
         }
     };
-    // A read whose value nobody uses is not emitted, so it reads nothing.
+    let mut writes = Bits::default();
+    let live_in = block_liveness(func, program, slots, &callee, &Bits::default(), &mut writes);
+    let used = used_values(func);
+    let mut reads = live_in.first().cloned().unwrap_or_default();
+    let (preserved, returns) =
+        preserved::preserved_words(func, program, slots, &|t| callee(t).clone(), &used, stack_pointer);
+    for w in preserved.iter() {
+        reads.remove(w);
+        writes.remove(w);
+    }
+    Words { reads, writes, returns }
+}
+
+/// The values some instruction or terminator of `func` reads: a read whose value nobody uses is
+/// not emitted, so it reads nothing.
+fn used_values(func: &Function) -> Vec<bool> {
     let mut used = vec![false; func.value_types.len()];
     for block in &func.blocks {
         let operands = block
@@ -467,7 +576,22 @@ fn function_use(
             }
         }
     }
-    let mut writes = Bits::default();
+    used
+}
+
+/// The slot words live on entry to each block of `func` (read before written on some path on),
+/// given what each callee reads and the words live where the function returns (`at_return`: none
+/// for its own summary, what its callers read for [`after_return`]); adds every word it or its
+/// callees may write to `writes`.
+fn block_liveness<'w>(
+    func: &Function,
+    program: &Program,
+    slots: &Slots,
+    callee: &dyn Fn(&CallTarget) -> &'w Words,
+    at_return: &Bits,
+    writes: &mut Bits,
+) -> Vec<Bits> {
+    let used = used_values(func);
     let n = func.blocks.len();
     let mut live_in: Vec<Bits> = vec![Bits::default(); n];
     let mut changed = true;
@@ -482,9 +606,15 @@ fn function_use(
                 }
             }
             match &block.term {
-                Terminator::Call { target, .. } | Terminator::TailCall { target } => {
+                Terminator::Call { target, .. } => {
                     let w = callee(target);
                     live.union_with(&w.reads);
+                    writes.union_with(&w.writes);
+                }
+                Terminator::TailCall { target } => {
+                    let w = callee(target);
+                    live.union_with(&w.reads);
+                    live.union_with(at_return);
                     writes.union_with(&w.writes);
                 }
                 Terminator::Exit { reason, .. } if !ends_the_program(*reason) => {
@@ -495,8 +625,10 @@ fn function_use(
                 | Terminator::Unreachable
                 | Terminator::Jump(_)
                 | Terminator::Branch { .. }
-                | Terminator::Switch { .. }
-                | Terminator::Return => {}
+                | Terminator::Switch { .. } => {}
+                Terminator::Return => {
+                    live.union_with(at_return);
+                }
             }
             for inst in block.insts.iter().rev() {
                 match &inst.kind {
@@ -541,14 +673,7 @@ fn function_use(
             }
         }
     }
-    let mut reads = live_in.first().cloned().unwrap_or_default();
-    let (preserved, returns) =
-        preserved::preserved_words(func, program, slots, &|t| callee(t).clone(), &used, stack_pointer);
-    for w in preserved.iter() {
-        reads.remove(w);
-        writes.remove(w);
-    }
-    Words { reads, writes, returns }
+    live_in
 }
 
 /// Whether an exit for `reason` is a guest fault that ends the program with a report: nothing
@@ -594,7 +719,7 @@ mod tests {
     fn call_of(body: &str, callee: u64, externs: &BTreeMap<GuestAddr, ExternStateUse>) -> Option<(String, String)> {
         let program = parse_program(&format!("{STATE}{body}")).expect("test IR parses");
         let sp = program.state.find("sp");
-        let uses = analyze(&program, externs, sp);
+        let uses = analyze(&program, externs, sp, &[]);
         let caller = program.functions.values().next().expect("a caller");
         let names = |set: &BTreeSet<SlotId>| {
             set.iter()
@@ -697,9 +822,84 @@ mod tests {
             "{STATE}function f_00001000 {{\nblock0:\n    v0: i32 = get %a\n    call v0, block1\nblock1:\n    return\n}}\n"
         ))
         .expect("test IR parses");
-        let uses = analyze(&program, &BTreeMap::new(), None);
+        let uses = analyze(&program, &BTreeMap::new(), None, &[]);
         let caller = &program.functions[&GuestAddr(0x1000)];
         assert_eq!(uses.calls_of(caller).indirect, None);
+    }
+
+    #[test]
+    fn a_scratch_register_no_caller_reads_after_a_return_is_not_written_back() {
+        // b and s are scratch. f_2000 writes a, b and s; f_1000 reads b after calling it, and
+        // tail-calls f_3000 (which inherits what f_1000's callers read); f_4000's indirect call
+        // reaches the address-taken f_5000, and reads s after it.
+        let program = parse_program(&format!(
+            "{STATE}address_taken f_00005000
+function f_00001000 {{
+block0:
+    call f_00002000, block1
+block1:
+    v0: i32 = get %b
+    set %a, v0
+    tail f_00003000
+}}
+function f_00002000 {{
+block0:
+    v0: i32 = iconst 0x1
+    set %a, v0
+    set %b, v0
+    set %s, v0
+    return
+}}
+function f_00003000 {{
+block0:
+    v0: i32 = iconst 0x2
+    set %b, v0
+    return
+}}
+function f_00004000 {{
+block0:
+    v0: i32 = get %a
+    call v0, block1
+block1:
+    v1: i32 = get %s
+    set %a, v1
+    return
+}}
+function f_00005000 {{
+block0:
+    v0: i32 = iconst 0x3
+    set %s, v0
+    set %b, v0
+    return
+}}
+"
+        ))
+        .expect("test IR parses");
+        let slot = |n: &str| program.state.find(n).expect("a slot");
+        let scratch = [slot("b"), slot("s")];
+        let uses = analyze(&program, &BTreeMap::new(), program.state.find("sp"), &scratch);
+        let after = |addr: u64| {
+            let names: Vec<String> = uses
+                .calls_of(&program.functions[&GuestAddr(addr)])
+                .after_return
+                .expect("known for a lifted function")
+                .iter()
+                .map(|s| program.state.slot(*s).name.clone())
+                .collect();
+            names.join(",")
+        };
+        assert_eq!(after(0x2000), "a,b,sp", "f_1000 reads b after the call");
+        assert_eq!(after(0x3000), "a,sp", "a tail callee inherits its caller's readers");
+        assert_eq!(
+            after(0x5000),
+            "a,s,sp",
+            "an indirect call reaches every address-taken function"
+        );
+        assert_eq!(after(0x4000), "a,sp", "no caller: only what code outside reads");
+        // Without scratch registers, everything is read after every return.
+        let uses = analyze(&program, &BTreeMap::new(), None, &[]);
+        let all = uses.calls_of(&program.functions[&GuestAddr(0x2000)]).after_return;
+        assert_eq!(all.map(|s| s.len()), Some(4));
     }
 
     #[test]
@@ -736,7 +936,7 @@ block0:
 "
         ))
         .expect("test IR parses");
-        let uses = analyze(&program, &BTreeMap::new(), None);
+        let uses = analyze(&program, &BTreeMap::new(), None, &[]);
         let calls = uses.calls_of(&program.functions[&GuestAddr(0x1000)]);
         let slot = |n: &str| program.state.find(n).expect("a slot");
         let light = calls.indirect_light.expect("a light union");
@@ -754,7 +954,7 @@ block0:
         // With only light functions taken, one union serves every call and the table holds all.
         let mut only_light = program.clone();
         only_light.address_taken.remove(&GuestAddr(0x3000));
-        let uses = analyze(&only_light, &BTreeMap::new(), None);
+        let uses = analyze(&only_light, &BTreeMap::new(), None, &[]);
         assert_eq!(
             uses.calls_of(&only_light.functions[&GuestAddr(0x1000)]).indirect_light,
             None

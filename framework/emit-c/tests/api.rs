@@ -114,6 +114,9 @@ fn shards_depend_on_the_address_alone() {
     );
 }
 
+/// [`common::MEMORY`] with a place of its own, for contexts that borrow it.
+static TEST_MEMORY: rpt_api::MemoryModel = common::MEMORY;
+
 fn ctx<'a>(
     state: &'a StateDesc,
     helpers: &'a BTreeMap<String, HelperDecl>,
@@ -123,7 +126,7 @@ fn ctx<'a>(
         state,
         helpers,
         externs,
-        memory: common::MEMORY,
+        memory: &TEST_MEMORY,
         listing_name: "t.lst",
         memarg: false,
         state_in_locals: rpt_ir::RoleSet::EMPTY,
@@ -280,6 +283,7 @@ fn cpu_header_handles_awkward_states() {
         address_bits: 24,
         big_endian: true,
         stack_pointer: None,
+        scratch_registers: Vec::new(),
     };
     let text = rpt_emit_c::cpu_header(&StateDesc::new(), model, &BTreeMap::new(), false);
     assert!(

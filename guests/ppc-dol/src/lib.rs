@@ -86,6 +86,7 @@ impl GuestPlugin for PpcDol {
             address_bits: 32,
             big_endian: true,
             stack_pointer: Some(crate::state::gpr(1)),
+            scratch_registers: crate::state::scratch_registers(),
         }
     }
 

@@ -69,6 +69,22 @@ pub const RESV_ADDR: SlotId = SlotId(122);
 /// Number of slots.
 pub const SLOT_COUNT: usize = 123;
 
+/// The registers the PowerPC SysV and EABI calling conventions let every function clobber that
+/// carry no result: r0, r5..r12, f0 and f2..f13 (with their paired-single halves), cr0, cr1 and
+/// cr5..cr7, ctr, lr and xer. r3 and r4 return integers (r4 the low half of a 64-bit one) and f1
+/// a float, so they are kept.
+pub fn scratch_registers() -> Vec<SlotId> {
+    let mut out = vec![gpr(0)];
+    out.extend((5..13).map(gpr));
+    for n in std::iter::once(0).chain(2..14) {
+        out.push(fpr(n));
+        out.push(ps1(n));
+    }
+    out.extend([0, 1, 5, 6, 7].map(cr_field));
+    out.extend([CTR, LR, XER]);
+    out
+}
+
 /// The SPR numbers `mfspr`/`mtspr` reach, with their slots.
 pub const SPRS: [(u32, SlotId, &str); 12] = [
     (1, XER, "xer"),

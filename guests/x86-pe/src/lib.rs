@@ -77,6 +77,7 @@ impl GuestPlugin for X86Pe {
             address_bits: 32,
             big_endian: false,
             stack_pointer: Some(crate::state::ESP),
+            scratch_registers: crate::state::scratch_registers(),
         }
     }
 

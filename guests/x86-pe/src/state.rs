@@ -115,6 +115,18 @@ const fn same_name(a: &str, b: &str) -> bool {
 /// The position of `xmm0_lo` in [`SLOTS`]; `xmmN_lo` and `xmmN_hi` follow in pairs.
 const XMM_BASE: u32 = slot("xmm0_lo").0;
 
+/// The registers the i386 calling conventions (cdecl, stdcall, thiscall, fastcall) let every
+/// function clobber that carry no result: `ecx` and `xmm1`..`xmm7`. `eax` and `edx` return values
+/// (`edx` the high half of a 64-bit one), and `xmm0` is kept too: `__vectorcall` returns in it.
+pub fn scratch_registers() -> Vec<SlotId> {
+    let mut out = vec![ECX];
+    for n in 1..8 {
+        out.push(xmm_lo(n));
+        out.push(xmm_hi(n));
+    }
+    out
+}
+
 /// The slot holding the low 64 bits of `xmm<n>` (`n` < 8): the scalar lane of every SSE instruction.
 pub const fn xmm_lo(n: u32) -> SlotId {
     SlotId(XMM_BASE + 2 * n)

@@ -356,6 +356,7 @@ mod tests {
                 address_bits: platform.len() as u32 + options.len() as u32,
                 big_endian: true,
                 stack_pointer: None,
+                scratch_registers: Vec::new(),
             }
         }
         fn platforms(&self) -> Vec<String> {

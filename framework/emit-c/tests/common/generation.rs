@@ -61,11 +61,16 @@ impl Choices {
 
 /// What each function of `program` reads and writes, with state in locals (as `rpt recompile`
 /// analyses it: calls hand over what this says); nothing without.
-pub fn state_uses(program: &Program, memory: MemoryModel, choices: Choices) -> ProgramStateUse {
+pub fn state_uses(program: &Program, memory: &MemoryModel, choices: Choices) -> ProgramStateUse {
     if choices.state_in_locals.is_empty() {
         return ProgramStateUse::default();
     }
-    rpt_emit_c::state_use::analyze(program, &Default::default(), memory.stack_pointer)
+    rpt_emit_c::state_use::analyze(
+        program,
+        &Default::default(),
+        memory.stack_pointer,
+        &memory.scratch_registers,
+    )
 }
 
 /// Emits every function of a program for a guest of `memory`'s model, in address order, with
@@ -76,7 +81,7 @@ pub fn emit_functions(
     listing_name: &str,
     choices: Choices,
 ) -> Vec<EmittedFunction> {
-    let uses = state_uses(program, memory, choices);
+    let uses = state_uses(program, &memory, choices);
     program
         .functions
         .values()
@@ -86,7 +91,7 @@ pub fn emit_functions(
                 state: &program.state,
                 helpers: &program.helpers,
                 externs: &program.externs,
-                memory,
+                memory: &memory,
                 listing_name,
                 memarg: choices.memarg,
                 state_in_locals: choices.state_in_locals,
@@ -124,13 +129,13 @@ pub fn generation_sources(
     shard_count: u32,
     choices: Choices,
 ) -> BTreeMap<String, String> {
-    let emitted = emit_functions(program, memory, "test.lst", choices);
+    let emitted = emit_functions(program, memory.clone(), "test.lst", choices);
     let mut files: BTreeMap<String, String> = BTreeMap::new();
     // As `rpt` decides it: the guest's inline header is included when its runtime has one.
     let inline_header = extra.iter().any(|f| f.path == rpt_api::GUEST_INLINE_HEADER);
     files.insert(
         "cpu.h".into(),
-        rpt_emit_c::cpu_header(&program.state, memory, &program.helpers, inline_header),
+        rpt_emit_c::cpu_header(&program.state, memory.clone(), &program.helpers, inline_header),
     );
     let mut shards: BTreeMap<u32, Vec<&EmittedFunction>> = BTreeMap::new();
     for f in &emitted {
@@ -153,7 +158,7 @@ pub fn generation_sources(
             &program.externs,
             entry,
             choices.memarg,
-            &state_uses(program, memory, choices),
+            &state_uses(program, &memory, choices),
         ),
     );
     files.insert("image.c".into(), rpt_emit_c::image_source(image));

@@ -17,6 +17,7 @@ pub const MEMORY: MemoryModel = MemoryModel {
     address_bits: 32,
     big_endian: false,
     stack_pointer: None,
+    scratch_registers: Vec::new(),
 };
 
 /// The directory holding this crate's test data.
