@@ -18,8 +18,8 @@ cc -shared -fPIC -O2 -Wall -I "$QEMU_SRC/include/qemu" scripts/qemu-count/count.
 cargo build --quiet --release -p rpt-cli
 rpt=$root/target/release/rpt
 
-on="flag-abi,switch-recovery,x87-regions,memarg,state-in-memory"
-off="flag-abi,switch-recovery,x87-regions,memarg"
+on="inline,flag-abi,switch-recovery,x87-regions,memarg,state-in-memory"
+off="inline,flag-abi,switch-recovery,x87-regions,memarg"
 # name recipe input-file args...
 samples=(
   "vm-x86 bench-vm-x86 6"

@@ -11,20 +11,22 @@ use rpt_tests::{build_pe, rpt_in, sha256_file, stderr_of};
 
 /// The pass configurations every sample must pass with (as `--passes` lists); the empty one is the
 /// baseline. switch-recovery comes after flag-abi, as in the default pipeline: before it, the
-/// flag writes of a compare tree keep its blocks from being pure and it finds nothing.
+/// flag writes of a compare tree keep its blocks from being pure and it finds nothing; inline comes
+/// first, so flag-abi sees the copies in their callers.
 const CONFIGURATIONS: &[&str] = &[
     "",
+    "inline",
     "flag-abi",
     "flag-abi,switch-recovery",
     "x87-regions",
     "memarg",
-    "flag-abi,switch-recovery,x87-regions,memarg",
+    "inline,flag-abi,switch-recovery,x87-regions,memarg",
 ];
 
 /// The configurations CI runs on every sample: none and all together (the default pipeline runs in
 /// every other end-to-end test). Each pass alone runs on the `ci` samples in CI and on all of them
 /// by `scripts/host-matrix.sh`, which keeps CI within its time (125 recompilations take 9 minutes).
-const EVERY_SAMPLE_IN_CI: &[&str] = &["", "flag-abi,switch-recovery,x87-regions,memarg"];
+const EVERY_SAMPLE_IN_CI: &[&str] = &["", "inline,flag-abi,switch-recovery,x87-regions,memarg"];
 
 #[test]
 fn every_sample_prints_the_same_without_passes_and_with_all() {

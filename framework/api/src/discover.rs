@@ -669,7 +669,8 @@ pub fn discover<I: Isa>(isa: &I, image: &GuestImage, seeds: &Seeds) -> Found<I::
     let mut notes: BTreeMap<GuestAddr, String> = BTreeMap::new();
     let mut known = KnownCode::default();
     let mut candidates: BTreeSet<GuestAddr> = BTreeSet::new();
-    for p in isa.pointer_candidates(image) {
+    let pointers = isa.pointer_candidates(image);
+    for p in &pointers {
         known.named_at.entry(p.target).or_default().insert(p.at);
         candidates.insert(p.target);
     }
@@ -760,14 +761,61 @@ pub fn discover<I: Isa>(isa: &I, image: &GuestImage, seeds: &Seeds) -> Found<I::
     diagnostics.extend(errors.into_values());
     diagnostics.sort_by_key(|d| (d.addr, d.severity));
     let (functions, variants) = walker.all_functions();
+    let pointer_tables = pointer_tables(image, &pointers, &functions);
     Found {
         discovery: Discovery {
             functions,
             address_taken,
+            pointer_tables,
             diagnostics,
         },
         variants,
     }
+}
+
+/// The width of a table word: 32-bit guests' code pointers.
+const POINTER_BYTES: u64 = 4;
+
+/// The image's tables of function addresses (`rpt_ir::Program::pointer_tables`): runs of words
+/// [`POINTER_BYTES`] apart that each name a function, keyed by where each run starts and by every
+/// word of a run that another word of the image points at (a table of vtables, `kinds[]` naming
+/// `rect_vt`, points into a run of vtables laid end to end). Such a pointer is read in either
+/// byte order: the tables only suggest the targets an indirect call checks for, so one found by
+/// chance costs a comparison, never a wrong call.
+fn pointer_tables(
+    image: &GuestImage,
+    pointers: &[CodePointer],
+    functions: &BTreeSet<GuestAddr>,
+) -> BTreeMap<GuestAddr, Vec<GuestAddr>> {
+    let words: BTreeMap<GuestAddr, GuestAddr> = pointers
+        .iter()
+        .filter(|p| functions.contains(&p.target))
+        .map(|p| (p.at, p.target))
+        .collect();
+    let mut starts: BTreeSet<GuestAddr> = words
+        .keys()
+        .copied()
+        .filter(|at| at.0 < POINTER_BYTES || !words.contains_key(&GuestAddr(at.0 - POINTER_BYTES)))
+        .collect();
+    for segment in &image.segments {
+        for big_endian in [false, true] {
+            for (_, value) in aligned_words(segment, big_endian) {
+                let at = GuestAddr(u64::from(value));
+                if words.contains_key(&at) {
+                    starts.insert(at);
+                }
+            }
+        }
+    }
+    starts
+        .into_iter()
+        .map(|start| {
+            let run = (0..)
+                .map_while(|k| words.get(&GuestAddr(start.0 + k * POINTER_BYTES)).copied())
+                .collect();
+            (start, run)
+        })
+        .collect()
 }
 
 /// What the walks so far know about code addresses, to judge a candidate that names one.

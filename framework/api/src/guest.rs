@@ -142,6 +142,9 @@ pub struct Discovery {
     pub functions: BTreeSet<GuestAddr>,
     /// Entries whose address is taken (code pointers in data or immediates).
     pub address_taken: BTreeSet<GuestAddr>,
+    /// The image's tables of function addresses (`rpt_ir::Program::pointer_tables`).
+    #[serde(default)]
+    pub pointer_tables: BTreeMap<GuestAddr, Vec<GuestAddr>>,
     /// What discovery noticed on the way.
     pub diagnostics: Vec<Diagnostic>,
 }

@@ -110,6 +110,8 @@ pub struct ProgramFacts {
     pub functions: BTreeSet<GuestAddr>,
     /// Functions whose address is taken.
     pub address_taken: BTreeSet<GuestAddr>,
+    /// The image's tables of function addresses.
+    pub pointer_tables: BTreeMap<GuestAddr, Vec<GuestAddr>>,
     /// What discovery noticed.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -209,6 +211,7 @@ pub fn program_facts(db: &dyn Db, s: Session) -> Result<Arc<ProgramFacts>, CoreE
         entry: image.entry,
         functions: discovery.functions,
         address_taken: discovery.address_taken,
+        pointer_tables: discovery.pointer_tables,
         diagnostics: discovery.diagnostics,
     }))
 }
@@ -340,6 +343,7 @@ fn whole_program<'db>(
     program.externs = facts.externs.clone();
     program.address_taken = facts.address_taken.clone();
     program.flag_transparent = facts.flag_transparent.clone();
+    program.pointer_tables = facts.pointer_tables.clone();
     for &addr in &facts.functions {
         if let Some(over) = overrides.get(&addr) {
             program.externs.insert(addr, over.c_symbol.clone());

@@ -1071,6 +1071,15 @@ impl<'a> FnEmitter<'a> {
             }
         }
         let weight = |b: usize| LOOP_WEIGHT.saturating_pow(depth.get(b).copied().unwrap_or(0));
+        // Ways in from the blocks that are emitted (reachable ones).
+        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); func.blocks.len()];
+        for &b in &self.order {
+            for dest in func.blocks[b].term.successors() {
+                if let Some(p) = preds.get_mut(dest.block.index()) {
+                    p.push(b);
+                }
+            }
+        }
         let mut uses: BTreeMap<SlotId, u64> = BTreeMap::new();
         let mut handovers: BTreeMap<SlotId, u64> = BTreeMap::new();
         for &b in &self.order {
@@ -1083,10 +1092,17 @@ impl<'a> FnEmitter<'a> {
             }
             if let Terminator::Call { target, .. } = &data.term {
                 let callee = self.light_indirect_call(target).or_else(|| self.ctx.calls.of(target));
+                // An indirect call reached only when its target matched none of the functions
+                // the inline pass checked it against first is the exception, not the loop's work.
+                let weight = if checked_fallback(func, b, &preds) {
+                    1
+                } else {
+                    weight(b)
+                };
                 for &word in &self.locals {
                     if callee.is_none_or(|c| c.reads.contains(&word) || c.writes.contains(&word)) {
                         let n = handovers.entry(word).or_insert(0);
-                        *n = n.saturating_add(weight(b));
+                        *n = n.saturating_add(weight);
                     }
                 }
             }
@@ -1173,8 +1189,8 @@ impl<'a> FnEmitter<'a> {
     /// Per block, the locals live on entry (`live_in`): a backward data flow where a `get`
     /// whose value is used reads a local, a plain `set` or a `kill` ends it, and anything that
     /// hands the state on (a helper that reads it, a callee, a return, a tail call, an exit)
-    /// reads what it may see: a direct callee what `state_use` says it reads, anything else
-    /// every local.
+    /// reads what it may see: a direct callee what `state_use` says it reads, a return what its
+    /// callers read after it, anything else every local.
     fn live_locals(&self) -> Vec<BTreeSet<SlotId>> {
         let n = self.func.blocks.len();
         let mut live_in: Vec<BTreeSet<SlotId>> = vec![BTreeSet::new(); n];
@@ -1199,6 +1215,11 @@ impl<'a> FnEmitter<'a> {
                         ..
                     } => match self.ctx.calls.of(target) {
                         Some(callee) => live.extend(self.locals.iter().copied().filter(|w| callee.reads.contains(w))),
+                        None => live.extend(self.locals.iter().copied()),
+                    },
+                    // A return hands over what some caller reads after it (`state_use::after_return`).
+                    Terminator::Return => match &self.ctx.calls.after_return {
+                        Some(read) => live.extend(self.locals.iter().copied().filter(|w| read.contains(w))),
                         None => live.extend(self.locals.iter().copied()),
                     },
                     _ => live.extend(self.locals.iter().copied()),
@@ -1688,4 +1709,46 @@ fn exit_reason(reason: ExitReason) -> &'static str {
         ExitReason::InvalidOpcode => "RPT_EXIT_INVALID_OPCODE",
         ExitReason::Unliftable => "RPT_EXIT_UNLIFTABLE",
     }
+}
+
+/// Whether block `b` ends in an indirect call that every way in reaches only when the target
+/// was found unequal to a constant (the last check the inline pass puts before the call it keeps
+/// for targets that are none of its candidates).
+fn checked_fallback(func: &Function, b: usize, preds: &[Vec<usize>]) -> bool {
+    let Some(Terminator::Call {
+        target: CallTarget::Indirect(target),
+        ..
+    }) = func.blocks.get(b).map(|d| &d.term)
+    else {
+        return false;
+    };
+    let ways_in = preds.get(b).map(Vec::as_slice).unwrap_or_default();
+    !ways_in.is_empty()
+        && ways_in.iter().all(|&p| {
+            let Some(pred) = func.blocks.get(p) else {
+                return false;
+            };
+            let defines = |v: &rpt_ir::Value, test: &dyn Fn(&InstKind) -> bool| {
+                pred.insts.iter().any(|i| i.result == Some(*v) && test(&i.kind))
+            };
+            match &pred.term {
+                Terminator::Branch { cond, then_dest, else_dest } => {
+                    else_dest.block.index() == b
+                        && then_dest.block.index() != b
+                        && defines(cond, &|k| {
+                            matches!(k, InstKind::Icmp { cond: rpt_ir::IntCC::Eq, args } if args.contains(target))
+                        })
+                }
+                // The checks as switch-recovery leaves them: a switch on the target less a constant,
+                // whose holes go to the default too.
+                Terminator::Switch { index, default, .. } => {
+                    default.block.index() == b
+                        && (index == target
+                            || defines(index, &|k| {
+                                matches!(k, InstKind::Binary { op: rpt_ir::BinaryOp::Sub | rpt_ir::BinaryOp::Add, args } if args.contains(target))
+                            }))
+                }
+                _ => false,
+            }
+        })
 }

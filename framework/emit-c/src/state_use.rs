@@ -738,10 +738,8 @@ mod tests {
         format!("{CALLER}\nfunction f_00002000 {{\nblock0:\n{body}}}\n")
     }
 
-    #[test]
-    fn a_register_saved_on_the_stack_and_loaded_back_is_preserved() {
-        let program = callee(
-            "    v0: i32 = get %sp
+    /// Saves s below the stack pointer, uses it for a's value, loads it back and pops.
+    const SAVE_USE_RESTORE_S: &str = "    v0: i32 = get %sp
     v1: i32 = iconst 0x4
     v2: i32 = sub v0, v1
     v3: i32 = get %s
@@ -753,9 +751,11 @@ mod tests {
     set %s, v5
     v6: i32 = add v2, v1
     set %sp, v6
-    return
-",
-        );
+";
+
+    #[test]
+    fn a_register_saved_on_the_stack_and_loaded_back_is_preserved() {
+        let program = callee(&format!("{SAVE_USE_RESTORE_S}    return\n"));
         let (reads, writes) = call_of(&program, 0x2000, &BTreeMap::new()).expect("a lifted callee");
         assert_eq!((reads.as_str(), writes.as_str()), ("a,sp", "sp"));
     }
@@ -825,6 +825,25 @@ mod tests {
         let uses = analyze(&program, &BTreeMap::new(), None, &[]);
         let caller = &program.functions[&GuestAddr(0x1000)];
         assert_eq!(uses.calls_of(caller).indirect, None);
+    }
+
+    #[test]
+    fn a_register_saved_only_past_an_early_return_is_preserved() {
+        // The prologue saves s only on the path that uses it (a shrink-wrapped PowerPC prologue):
+        // at the return s is untouched on one path and loaded back on the other.
+        let program = callee(&format!(
+            "    v10: i32 = get %a
+    v11: i32 = iconst 0x0
+    v12: i1 = icmp eq v10, v11
+    br v12, block2, block1
+block1:
+{SAVE_USE_RESTORE_S}    jump block2
+block2:
+    return
+"
+        ));
+        let (reads, writes) = call_of(&program, 0x2000, &BTreeMap::new()).expect("a lifted callee");
+        assert_eq!((reads.as_str(), writes.as_str()), ("a,sp", "sp"));
     }
 
     #[test]

@@ -187,6 +187,12 @@ pub struct Program {
     /// functions): every flag a caller leaves passes through a call of one. Any other extern may
     /// read every flag.
     pub flag_transparent: BTreeSet<GuestAddr>,
+    /// Function addresses the image holds in tables (vtables, callback and operation tables):
+    /// each key is where a table starts (the first of a run of words naming lifted functions, or
+    /// a word of such a run that the image points at), its value the functions the words name
+    /// from there to the run's end. A hint for devirtualizing indirect calls, which check the
+    /// target they load: the program may change the words at run time.
+    pub pointer_tables: BTreeMap<GuestAddr, Vec<GuestAddr>>,
 }
 
 /// Direct-call edges and indirect-call facts of a program.

@@ -263,7 +263,7 @@ pub fn parse_program(text: &str) -> Result<Program, ParseError> {
     let mut program = Program::default();
     let mut seen_state = false;
     while let Some(mut line) = lines.next_line() {
-        let keyword = line.word("`state`, `helper`, `extern`, `address_taken` or `function`")?;
+        let keyword = line.word("`state`, `helper`, `extern`, `address_taken`, `pointer_table` or `function`")?;
         match keyword.as_str() {
             "state" if !seen_state => {
                 line.punct('{')?;
@@ -301,6 +301,14 @@ pub fn parse_program(text: &str) -> Result<Program, ParseError> {
                 let addr = line.function_name()?;
                 line.end()?;
                 program.address_taken.insert(addr);
+            }
+            "pointer_table" => {
+                let at: u64 = line.small_num("a table address")?;
+                let mut entries = Vec::new();
+                while line.peek().is_some() {
+                    entries.push(line.function_name()?);
+                }
+                program.pointer_tables.insert(GuestAddr(at), entries);
             }
             "function" => {
                 line.pos -= 1;

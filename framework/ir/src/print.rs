@@ -44,6 +44,13 @@ pub fn write_program(out: &mut String, program: &Program) -> fmt::Result {
     for addr in &program.address_taken {
         writeln!(out, "address_taken {}", addr.function_name())?;
     }
+    for (at, entries) in &program.pointer_tables {
+        write!(out, "pointer_table {:#010x}", at.0)?;
+        for f in entries {
+            write!(out, " {}", f.function_name())?;
+        }
+        out.push('\n');
+    }
     for func in program.functions.values() {
         out.push('\n');
         write_function(out, func, &program.state)?;

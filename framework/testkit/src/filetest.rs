@@ -153,6 +153,30 @@ pub fn run(dir: impl AsRef<Path>, kind: &str, produce: impl Fn(&Case) -> Result<
     );
 }
 
+/// [`run`] for a pass over whole programs: each case's input parses and verifies, `transform`
+/// changes a copy and says in one line what it did, the copy verifies too, `check` compares the
+/// two (running both in the reference interpreter, say), and the output is the line (as a `;`
+/// comment) and the program as printed.
+pub fn run_program_pass(
+    dir: impl AsRef<Path>,
+    kind: &str,
+    transform: impl Fn(&mut rpt_ir::Program) -> Result<String, String>,
+    check: impl Fn(&str, &rpt_ir::Program, &rpt_ir::Program),
+) {
+    run(dir, kind, |case| {
+        let original =
+            rpt_ir::parse::parse_program(&case.input).map_err(|e| format!("the input does not parse: {e}"))?;
+        rpt_ir::verify::verify_program(&original).map_err(|e| format!("the input does not verify: {e}"))?;
+        let mut transformed = original.clone();
+        let summary = transform(&mut transformed)?;
+        rpt_ir::verify::verify_program(&transformed).map_err(|e| format!("the pass's output does not verify: {e}"))?;
+        let mut actual = format!("; {summary}\n");
+        rpt_ir::print::write_program(&mut actual, &transformed).map_err(|e| e.to_string())?;
+        check(&case.name, &original, &transformed);
+        Ok(single(actual))
+    });
+}
+
 fn run_file(
     path: &Path,
     kind: &str,

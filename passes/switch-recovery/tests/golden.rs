@@ -11,30 +11,26 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use rpt_ir::interp::{MachineState, StateValues, Val};
-use rpt_ir::parse::parse_program;
-use rpt_ir::print::write_program;
-use rpt_ir::{AddrSpace, InstKind, Program, SlotLayout, StateDesc};
-use rpt_testkit::interp::{HelperEnv, empty_machine, run_from};
+use rpt_ir::{AddrSpace, InstKind, Program};
+use rpt_testkit::interp::{HelperEnv, assert_same_runs, empty_machine, int_state, run_from};
 use rpt_testkit::{Rng, filetest};
 
 #[test]
 fn golden_programs() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    filetest::run(dir, "pass switch-recovery", |case| {
-        let original = parse_program(&case.input).map_err(|e| format!("the input does not parse: {e}"))?;
-        rpt_ir::verify::verify_program(&original).map_err(|e| format!("the input does not verify: {e}"))?;
-        let mut transformed = original.clone();
-        let mut made = 0;
-        let state = transformed.state.clone();
-        for func in transformed.functions.values_mut() {
-            made += rpt_pass_switch_recovery::recover_switches(func, &state);
-        }
-        rpt_ir::verify::verify_program(&transformed).map_err(|e| format!("the pass's output does not verify: {e}"))?;
-        let mut actual = format!("; {made} switches\n");
-        write_program(&mut actual, &transformed).expect("writing to a String");
-        check_equivalent(&case.name, &original, &transformed);
-        Ok(filetest::single(actual))
-    });
+    filetest::run_program_pass(
+        dir,
+        "pass switch-recovery",
+        |program| {
+            let mut made = 0;
+            let state = program.state.clone();
+            for func in program.functions.values_mut() {
+                made += rpt_pass_switch_recovery::recover_switches(func, &state);
+            }
+            Ok(format!("{made} switches"))
+        },
+        check_equivalent,
+    );
 }
 
 /// Every integer constant of the program and its neighbours: the values where a compare tree
@@ -53,23 +49,16 @@ fn interesting_values(program: &Program) -> Vec<u64> {
     values.into_iter().collect()
 }
 
-fn random_state(desc: &StateDesc, rng: &mut Rng, interesting: &[u64]) -> StateValues {
-    let mut values = StateValues::new(desc);
-    for (id, slot) in desc.iter() {
-        if slot.layout != SlotLayout::Plain || !slot.ty.is_int() {
-            continue;
-        }
-        let pick = (rng.next() % interesting.len() as u64) as usize;
-        let raw = match rng.next() % 5 {
-            0 => rng.next(),
-            1 => rng.next() % 8,
-            // The address where `run` stores the same value, for trees over a loaded key.
-            2 => INTERESTING_AT + 4 * pick as u64,
-            _ => interesting[pick],
-        };
-        values.set(desc, id, Val::Int(raw & slot.ty.mask()));
+/// A register value: an interesting one, a small number, anything, or the address where `run`
+/// stores an interesting one (for trees over a loaded key).
+fn random_value(rng: &mut Rng, interesting: &[u64]) -> u64 {
+    let pick = (rng.next() % interesting.len() as u64) as usize;
+    match rng.next() % 5 {
+        0 => rng.next(),
+        1 => rng.next() % 8,
+        2 => INTERESTING_AT + 4 * pick as u64,
+        _ => interesting[pick],
     }
-    values
 }
 
 /// Where memory holds the interesting values, each as a little-endian word.
@@ -97,15 +86,8 @@ fn run(
 fn check_equivalent(name: &str, before: &Program, after: &Program) {
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let interesting = interesting_values(before);
-    for &entry in before.functions.keys() {
-        for case in 0..256 {
-            let start = random_state(&before.state, &mut rng, &interesting);
-            let (o1, m1) = run(before, entry, &start, &interesting);
-            let (o2, m2) = run(after, entry, &start, &interesting);
-            let what = format!("{name}: {} case {case}", entry.function_name());
-            assert_eq!(o1, o2, "{what}: outcome");
-            assert_eq!(m1.memory, m2.memory, "{what}: memory");
-            assert_eq!(m1.state, m2.state, "{what}: state");
-        }
-    }
+    let start = || int_state(&before.state, || random_value(&mut rng, &interesting));
+    assert_same_runs(name, before, after, 256, start, |program, entry, state| {
+        run(program, entry, state, &interesting)
+    });
 }

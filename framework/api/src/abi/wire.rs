@@ -44,6 +44,8 @@ pub struct ProgramHead<'a> {
     pub address_taken: Cow<'a, BTreeSet<GuestAddr>>,
     /// The flag-transparent externs.
     pub flag_transparent: Cow<'a, BTreeSet<GuestAddr>>,
+    /// The image's tables of function addresses.
+    pub pointer_tables: Cow<'a, BTreeMap<GuestAddr, Vec<GuestAddr>>>,
     /// The key of each function of the batch, in order.
     pub keys: Vec<GuestAddr>,
 }
@@ -57,6 +59,7 @@ impl<'a> ProgramHead<'a> {
             externs: Cow::Borrowed(&program.externs),
             address_taken: Cow::Borrowed(&program.address_taken),
             flag_transparent: Cow::Borrowed(&program.flag_transparent),
+            pointer_tables: Cow::Borrowed(&program.pointer_tables),
             keys: program.functions.keys().copied().collect(),
         };
         (head, program.functions.values().collect())
@@ -71,6 +74,7 @@ impl<'a> ProgramHead<'a> {
             functions: self.keys.into_iter().zip(functions).collect(),
             address_taken: self.address_taken.into_owned(),
             flag_transparent: self.flag_transparent.into_owned(),
+            pointer_tables: self.pointer_tables.into_owned(),
         }
     }
 }

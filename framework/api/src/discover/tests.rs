@@ -442,3 +442,45 @@ fn aligned_words_start_at_the_first_multiple_of_four() {
     let big: Vec<_> = aligned_words(&seg, true).collect();
     assert_eq!(big[0], (GuestAddr(0x1004), 0x0102_0304));
 }
+
+#[test]
+fn tables_of_function_addresses_start_at_runs_and_at_words_pointed_at() {
+    // Two vtables laid end to end at 0x2000 and 0x2008, a table of them at 0x3000, and a lone
+    // pointer to a non-function at 0x2010.
+    let f = |a: u64| GuestAddr(a);
+    let pointers: Vec<CodePointer> = [
+        (0x2000, 0x100),
+        (0x2004, 0x110),
+        (0x2008, 0x120),
+        (0x200c, 0x130),
+        (0x2010, 0x999),
+    ]
+    .into_iter()
+    .map(|(at, target)| CodePointer {
+        at: f(at),
+        target: f(target),
+    })
+    .collect();
+    let functions: BTreeSet<GuestAddr> = [0x100, 0x110, 0x120, 0x130].map(f).into();
+    let kinds: Vec<u8> = [0x2000u32, 0x2008].iter().flat_map(|w| w.to_le_bytes()).collect();
+    let image = GuestImage {
+        segments: vec![Segment {
+            name: "rdata".to_string(),
+            addr: f(0x3000),
+            mem_size: kinds.len() as u64,
+            bytes: kinds,
+            flags: SegmentFlags::default(),
+        }],
+        entry: f(0x100),
+        exports: BTreeMap::new(),
+        imports: Vec::new(),
+    };
+    let tables = pointer_tables(&image, &pointers, &functions);
+    assert_eq!(
+        tables,
+        BTreeMap::from([
+            (f(0x2000), vec![f(0x100), f(0x110), f(0x120), f(0x130)]),
+            (f(0x2008), vec![f(0x120), f(0x130)]),
+        ])
+    );
+}

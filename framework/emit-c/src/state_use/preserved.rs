@@ -102,9 +102,15 @@ struct Point {
 impl Point {
     fn join(&mut self, other: &Point) -> bool {
         let before = self.clone();
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
-            if a != b {
-                *a = Sym::Unknown;
+        for w in 0..self.words.len().min(other.words.len()) {
+            if self.words[w] != other.words[w] {
+                // A register untouched on one path and loaded back from its save on the other (a
+                // prologue that saves it only past an early return) holds its entry value on both.
+                self.words[w] = if self.holds_entry(w) && other.holds_entry(w) {
+                    Sym::Entry { word: w, off: 0 }
+                } else {
+                    Sym::Unknown
+                };
             }
         }
         self.saved.retain(|s| other.saved.contains(s));

@@ -1,0 +1,307 @@
+//! Which functions an indirect call may reach, as the image's tables of function addresses
+//! suggest.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rpt_ir::{BinaryOp, CallTarget, Function, GuestAddr, InstKind, Terminator, Value};
+
+use crate::MAX_CANDIDATES;
+
+/// The width of a table word (`rpt_api`'s discovery finds tables of 32-bit words).
+const WORD: u64 = 4;
+
+/// How many `get`s and operations deep a value is followed.
+const MAX_DEPTH: usize = 8;
+
+/// How many blocks back a slot's value is followed from one `get`.
+const MAX_BLOCKS_BACK: usize = 512;
+
+/// Per block of `func` ending in an indirect call, the functions its target may be, in address
+/// order, when it is loaded from a table `tables` knows (`rpt_ir::Program::pointer_tables`) and
+/// there are at most [`MAX_CANDIDATES`] of them.
+pub fn candidates(func: &Function, tables: &BTreeMap<GuestAddr, Vec<GuestAddr>>) -> BTreeMap<u32, Vec<GuestAddr>> {
+    if tables.is_empty() {
+        return BTreeMap::new();
+    }
+    let values = Values::new(func);
+    let mut out = BTreeMap::new();
+    for (b, block) in func.blocks.iter().enumerate() {
+        let Terminator::Call {
+            target: CallTarget::Indirect(target),
+            ..
+        } = &block.term
+        else {
+            continue;
+        };
+        if let Some(found) = values.table_targets(*target, tables)
+            && !found.is_empty()
+            && found.len() <= MAX_CANDIDATES
+        {
+            out.insert(b as u32, found.into_iter().collect());
+        }
+    }
+    out
+}
+
+/// The function's values, where each is defined, and its blocks' predecessors.
+struct Values<'f> {
+    func: &'f Function,
+    /// Block and instruction index of each value's definition (`None` for block parameters).
+    defs: Vec<Option<(usize, usize)>>,
+    preds: Vec<Vec<usize>>,
+}
+
+impl<'f> Values<'f> {
+    fn new(func: &'f Function) -> Values<'f> {
+        let mut defs = vec![None; func.value_types.len()];
+        let mut preds = vec![Vec::new(); func.blocks.len()];
+        for (b, block) in func.blocks.iter().enumerate() {
+            for (i, inst) in block.insts.iter().enumerate() {
+                if let Some(slot) = inst.result.and_then(|v| defs.get_mut(v.index())) {
+                    *slot = Some((b, i));
+                }
+            }
+            for dest in block.term.successors() {
+                if let Some(p) = preds.get_mut(dest.block.index()) {
+                    p.push(b);
+                }
+            }
+        }
+        Values { func, defs, preds }
+    }
+
+    fn kind(&self, at: (usize, usize)) -> Option<&'f InstKind> {
+        self.func.blocks.get(at.0)?.insts.get(at.1).map(|i| &i.kind)
+    }
+
+    /// The instructions that may have computed `v`, seeing through slots: a `get` of a slot is
+    /// what the `set`s of it that reach the `get` stored. `None` when one is not known (a value
+    /// from the function's entry, or too far back).
+    fn origins(&self, v: Value, depth: usize) -> Option<Vec<(usize, usize)>> {
+        let at = self.defs.get(v.index()).copied().flatten()?;
+        match self.kind(at)? {
+            InstKind::GetSlot { slot } => {
+                let mut found = Vec::new();
+                let mut seen = BTreeSet::new();
+                self.reaching_sets(*slot, at.0, at.1, MAX_BLOCKS_BACK, &mut seen, &mut found)?;
+                let mut out = Vec::new();
+                for value in found {
+                    out.extend(self.origins(value, depth.checked_sub(1)?)?);
+                }
+                Some(out)
+            }
+            _ => Some(vec![at]),
+        }
+    }
+
+    /// The values stored to `slot` by the `set`s that reach instruction `before` of block `b`.
+    fn reaching_sets(
+        &self,
+        slot: rpt_ir::SlotId,
+        b: usize,
+        before: usize,
+        depth: usize,
+        seen: &mut BTreeSet<usize>,
+        found: &mut Vec<Value>,
+    ) -> Option<()> {
+        let block = self.func.blocks.get(b)?;
+        let set = block.insts[..before.min(block.insts.len())]
+            .iter()
+            .rev()
+            .find_map(|i| match &i.kind {
+                InstKind::SetSlot { slot: s, value } if *s == slot => Some(*value),
+                _ => None,
+            });
+        if let Some(value) = set {
+            found.push(value);
+            return Some(());
+        }
+        if b == 0 || depth == 0 {
+            return None;
+        }
+        for &p in self.preds.get(b)? {
+            if !seen.insert(p) {
+                continue;
+            }
+            // Through calls too: a callee keeps the registers a loop keeps its table in (and a
+            // wrong guess costs a compare, the check before each candidate makes it right).
+            let pred = self.func.blocks.get(p)?;
+            self.reaching_sets(slot, p, pred.insts.len(), depth - 1, seen, found)?;
+        }
+        Some(())
+    }
+
+    /// The constant `v` always is, if it is one.
+    fn constant(&self, v: Value, depth: usize) -> Option<u64> {
+        let mut value = None;
+        for at in self.origins(v, depth)? {
+            let c = match self.kind(at)? {
+                InstKind::Iconst { imm, .. } => *imm,
+                InstKind::Binary {
+                    op: BinaryOp::Add,
+                    args: [x, y],
+                } => self
+                    .constant(*x, depth.checked_sub(1)?)?
+                    .wrapping_add(self.constant(*y, depth.checked_sub(1)?)?),
+                _ => return None,
+            };
+            if value.is_some_and(|known| known != c) {
+                return None;
+            }
+            value = Some(c);
+        }
+        value
+    }
+
+    /// Whether every origin of `v` is a load from memory (an object's vtable pointer).
+    fn loaded(&self, v: Value) -> bool {
+        self.origins(v, MAX_DEPTH)
+            .is_some_and(|o| !o.is_empty() && o.iter().all(|&at| matches!(self.kind(at), Some(InstKind::Load { .. }))))
+    }
+
+    /// The functions a call of `target` may reach through the tables.
+    fn table_targets(
+        &self,
+        target: Value,
+        tables: &BTreeMap<GuestAddr, Vec<GuestAddr>>,
+    ) -> Option<BTreeSet<GuestAddr>> {
+        // Candidates from every origin that says; a loop's first target may come from elsewhere
+        // (a constant the compiler worked out, a spilled copy), and the check covers the rest.
+        let mut out = BTreeSet::new();
+        for at in self.origins(target, MAX_DEPTH)? {
+            match self.kind(at) {
+                Some(InstKind::Load { addr, .. }) => out.extend(self.loaded_from(*addr, tables).unwrap_or_default()),
+                Some(InstKind::Iconst { imm, .. }) => {
+                    out.insert(GuestAddr(*imm));
+                }
+                _ => {}
+            }
+        }
+        Some(out)
+    }
+
+    /// The functions a load from `addr` may read from the tables.
+    fn loaded_from(&self, addr: Value, tables: &BTreeMap<GuestAddr, Vec<GuestAddr>>) -> Option<Vec<GuestAddr>> {
+        let addr = self.without_mask(addr);
+        if let Some(c) = self.constant(addr, MAX_DEPTH) {
+            // A function pointer variable: the word itself.
+            return Some(table_from(tables, c)?.into_iter().take(1).collect());
+        }
+        let (base, offset) = self.base_and_offset(addr, tables)?;
+        if let Some(c) = self.constant(base, MAX_DEPTH) {
+            // `table[i]`: the table the constant points into, from there on, as far as the index
+            // can reach when it is masked (`op_table[x & 7]`).
+            let mut entries = table_from(tables, c)?;
+            if let Some(most) = self.index_bound(addr, base) {
+                entries.truncate(usize::try_from(most / WORD + 1).unwrap_or(usize::MAX));
+            }
+            return Some(entries);
+        }
+        if offset % WORD == 0 && self.loaded(base) {
+            // A virtual call: the word at `offset` of every table.
+            let index = usize::try_from(offset / WORD).ok()?;
+            return Some(tables.values().filter_map(|t| t.get(index).copied()).collect());
+        }
+        None
+    }
+
+    /// `addr` without an AND with a constant (PowerPC's fold of the uncached mirror).
+    fn without_mask(&self, addr: Value) -> Value {
+        match self
+            .defs
+            .get(addr.index())
+            .copied()
+            .flatten()
+            .and_then(|at| self.kind(at))
+        {
+            Some(InstKind::Binary {
+                op: BinaryOp::And,
+                args: [x, y],
+            }) if self.constant(*y, 0).is_some() => *x,
+            _ => addr,
+        }
+    }
+
+    /// The largest byte offset the index added to `base` in `addr` can have, when its mask and
+    /// scale say (`(i & 7) << 2` reaches 28).
+    fn index_bound(&self, addr: Value, base: Value) -> Option<u64> {
+        let at = self.defs.get(addr.index()).copied().flatten()?;
+        let InstKind::Binary {
+            op: BinaryOp::Add,
+            args: [x, y],
+        } = self.kind(at)?
+        else {
+            return None;
+        };
+        let index = if *x == base { *y } else { *x };
+        self.largest(index, MAX_DEPTH)
+    }
+
+    /// The largest value `v` can have, from masks and shifts by constants.
+    fn largest(&self, v: Value, depth: usize) -> Option<u64> {
+        let mut most = 0;
+        for at in self.origins(v, depth)? {
+            let bound = match self.kind(at)? {
+                InstKind::Iconst { imm, .. } => *imm,
+                InstKind::Binary {
+                    op: BinaryOp::And,
+                    args: [x, y],
+                } => match (self.constant(*x, depth), self.constant(*y, depth)) {
+                    (Some(m), _) | (_, Some(m)) => m,
+                    _ => return None,
+                },
+                InstKind::Binary {
+                    op: BinaryOp::Shl,
+                    args: [x, y],
+                } => {
+                    let shift = self.constant(*y, depth)?;
+                    self.largest(*x, depth.checked_sub(1)?)?
+                        .checked_shl(u32::try_from(shift).ok()?)?
+                }
+                InstKind::Binary {
+                    op: BinaryOp::Mul,
+                    args: [x, y],
+                } => {
+                    let scale = self.constant(*y, depth)?;
+                    self.largest(*x, depth.checked_sub(1)?)?.checked_mul(scale)?
+                }
+                _ => return None,
+            };
+            most = most.max(bound);
+        }
+        Some(most)
+    }
+
+    /// `addr` as a base plus a constant offset. `x + c` gives `(x, c)`, unless `c` is an address
+    /// inside a table: then `x` is an index into it and the base is `c` itself (either way round).
+    fn base_and_offset(&self, addr: Value, tables: &BTreeMap<GuestAddr, Vec<GuestAddr>>) -> Option<(Value, u64)> {
+        let at = self.defs.get(addr.index()).copied().flatten();
+        let Some(InstKind::Binary {
+            op: BinaryOp::Add,
+            args: [x, y],
+        }) = at.and_then(|at| self.kind(at))
+        else {
+            return Some((addr, 0));
+        };
+        let split = |constant: Value, other: Value| -> Option<(Value, u64)> {
+            let c = self.constant(constant, MAX_DEPTH)?;
+            Some(if table_from(tables, c).is_some() {
+                (constant, 0)
+            } else {
+                (other, c)
+            })
+        };
+        split(*y, *x).or_else(|| split(*x, *y))
+    }
+}
+
+/// The functions a table word at `at` and the words after it name, when `at` is in a table.
+fn table_from(tables: &BTreeMap<GuestAddr, Vec<GuestAddr>>, at: u64) -> Option<Vec<GuestAddr>> {
+    let (start, entries) = tables.range(..=GuestAddr(at)).next_back()?;
+    let skip = at.checked_sub(start.0)?;
+    if skip % WORD != 0 {
+        return None;
+    }
+    let skip = usize::try_from(skip / WORD).ok()?;
+    (skip < entries.len()).then(|| entries[skip..].to_vec())
+}
