@@ -266,6 +266,45 @@ pub fn bits_of_val(value: Val) -> u64 {
     }
 }
 
+/// How one run ended: the outcome, as text, and the machine after it.
+pub type RunResult = (String, MachineState);
+
+/// Checks that a pass changed nothing a program does: from every function of `before`, `cases`
+/// times, a start state drawn by `start` runs through `run` in `before` and in `after`, and the
+/// outcome, memory and state must agree. `name` heads each failure.
+pub fn assert_same_runs(
+    name: &str,
+    before: &Program,
+    after: &Program,
+    cases: usize,
+    mut start: impl FnMut() -> StateValues,
+    run: impl Fn(&Program, GuestAddr, &StateValues) -> RunResult,
+) {
+    for &entry in before.functions.keys() {
+        for case in 0..cases {
+            let state = start();
+            let (o1, m1) = run(before, entry, &state);
+            let (o2, m2) = run(after, entry, &state);
+            let what = format!("{name}: {} case {case}", entry.function_name());
+            assert_eq!(o1, o2, "{what}: outcome");
+            assert_eq!(m1.memory, m2.memory, "{what}: memory");
+            assert_eq!(m1.state, m2.state, "{what}: state");
+        }
+    }
+}
+
+/// A start state whose plain integer slots hold what `value` draws for each (masked to the
+/// slot's width); every other slot is zero.
+pub fn int_state(desc: &StateDesc, mut value: impl FnMut() -> u64) -> StateValues {
+    let mut values = StateValues::new(desc);
+    for (id, slot) in desc.iter() {
+        if slot.layout == SlotLayout::Plain && slot.ty.is_int() {
+            values.set(desc, id, Val::Int(value() & slot.ty.mask()));
+        }
+    }
+    values
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,43 +343,4 @@ mod tests {
         let mut rng = Rng(7);
         assert!((0..100).all(|_| random_bits(&mut rng, Type::I8) <= 0xff));
     }
-}
-
-/// How one run ended: the outcome, as text, and the machine after it.
-pub type RunResult = (String, MachineState);
-
-/// Checks that a pass changed nothing a program does: from every function of `before`, `cases`
-/// times, a start state drawn by `start` runs through `run` in `before` and in `after`, and the
-/// outcome, memory and state must agree. `name` heads each failure.
-pub fn assert_same_runs(
-    name: &str,
-    before: &Program,
-    after: &Program,
-    cases: usize,
-    mut start: impl FnMut() -> StateValues,
-    run: impl Fn(&Program, GuestAddr, &StateValues) -> RunResult,
-) {
-    for &entry in before.functions.keys() {
-        for case in 0..cases {
-            let state = start();
-            let (o1, m1) = run(before, entry, &state);
-            let (o2, m2) = run(after, entry, &state);
-            let what = format!("{name}: {} case {case}", entry.function_name());
-            assert_eq!(o1, o2, "{what}: outcome");
-            assert_eq!(m1.memory, m2.memory, "{what}: memory");
-            assert_eq!(m1.state, m2.state, "{what}: state");
-        }
-    }
-}
-
-/// A start state whose plain integer slots hold what `value` draws for each (masked to the
-/// slot's width); every other slot is zero.
-pub fn int_state(desc: &StateDesc, mut value: impl FnMut() -> u64) -> StateValues {
-    let mut values = StateValues::new(desc);
-    for (id, slot) in desc.iter() {
-        if slot.layout == SlotLayout::Plain && slot.ty.is_int() {
-            values.set(desc, id, Val::Int(value() & slot.ty.mask()));
-        }
-    }
-    values
 }
