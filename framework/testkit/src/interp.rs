@@ -271,7 +271,8 @@ pub type RunResult = (String, MachineState);
 
 /// Checks that a pass changed nothing a program does: from every function of `before`, `cases`
 /// times, a start state drawn by `start` runs through `run` in `before` and in `after`, and the
-/// outcome, memory and state must agree. `name` heads each failure.
+/// outcome, memory and state must agree (a run out of steps only in its outcome: where it
+/// stops depends on how many steps the code takes). `name` heads each failure.
 pub fn assert_same_runs(
     name: &str,
     before: &Program,
@@ -287,6 +288,10 @@ pub fn assert_same_runs(
             let (o2, m2) = run(after, entry, &state);
             let what = format!("{name}: {} case {case}", entry.function_name());
             assert_eq!(o1, o2, "{what}: outcome");
+            if o1.contains("StepLimit") {
+                // A run that never ends stops where the step budget does, which the pass moves.
+                continue;
+            }
             assert_eq!(m1.memory, m2.memory, "{what}: memory");
             assert_eq!(m1.state, m2.state, "{what}: state");
         }

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rpt_ir::{BinaryOp, CallTarget, Function, GuestAddr, InstKind, Terminator, Value};
+use rpt_ir::{BinaryOp, CallTarget, Function, GuestAddr, InstKind, SlotId, Terminator, Value};
 
 use crate::MAX_CANDIDATES;
 
@@ -19,10 +19,14 @@ const MAX_BLOCKS_BACK: usize = 512;
 /// Per block of `func` ending in an indirect call, the functions its target may be, in address
 /// order, when it is loaded from a table `tables` knows (`rpt_ir::Program::pointer_tables`) and
 /// there are at most [`MAX_CANDIDATES`] of them.
-pub fn candidates(func: &Function, tables: &BTreeMap<GuestAddr, Vec<GuestAddr>>) -> BTreeMap<u32, Vec<GuestAddr>> {
-    if tables.is_empty() {
-        return BTreeMap::new();
-    }
+///
+/// A target that is a register's value on entry is what the function's callers pass in it
+/// (`on_entry`: qsort's comparator, handed down a recursion).
+pub fn candidates(
+    func: &Function,
+    tables: &BTreeMap<GuestAddr, Vec<GuestAddr>>,
+    on_entry: &dyn Fn(SlotId) -> Option<BTreeSet<GuestAddr>>,
+) -> BTreeMap<u32, Vec<GuestAddr>> {
     let values = Values::new(func);
     let mut out = BTreeMap::new();
     for (b, block) in func.blocks.iter().enumerate() {
@@ -33,7 +37,7 @@ pub fn candidates(func: &Function, tables: &BTreeMap<GuestAddr, Vec<GuestAddr>>)
         else {
             continue;
         };
-        if let Some(found) = values.table_targets(*target, tables)
+        if let Some(found) = values.table_targets(*target, tables, on_entry)
             && !found.is_empty()
             && found.len() <= MAX_CANDIDATES
         {
@@ -41,6 +45,19 @@ pub fn candidates(func: &Function, tables: &BTreeMap<GuestAddr, Vec<GuestAddr>>)
         }
     }
     out
+}
+
+/// Where a value came from: an instruction (block, index), or a slot's value on entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    At((usize, usize)),
+    Entry(SlotId),
+}
+
+/// What reaches a read of a slot: a `set`'s value, or the slot's value on entry.
+enum Reach {
+    Set(Value),
+    Entry(SlotId),
 }
 
 /// The function's values, where each is defined, and its blocks' predecessors.
@@ -74,35 +91,90 @@ impl<'f> Values<'f> {
         self.func.blocks.get(at.0)?.insts.get(at.1).map(|i| &i.kind)
     }
 
-    /// The instructions that may have computed `v`, seeing through slots: a `get` of a slot is
-    /// what the `set`s of it that reach the `get` stored. `None` when one is not known (a value
-    /// from the function's entry, or too far back).
-    fn origins(&self, v: Value, depth: usize) -> Option<Vec<(usize, usize)>> {
+    /// The instructions that may have computed `v`, seeing through slots (a `get` of a slot is
+    /// what the `set`s of it that reach the `get` stored, or the slot's value on entry) and
+    /// selects. `None` when one is not known (too far back).
+    fn origins(&self, v: Value, depth: usize) -> Option<Vec<Origin>> {
         let at = self.defs.get(v.index()).copied().flatten()?;
         match self.kind(at)? {
             InstKind::GetSlot { slot } => {
                 let mut found = Vec::new();
                 let mut seen = BTreeSet::new();
                 self.reaching_sets(*slot, at.0, at.1, MAX_BLOCKS_BACK, &mut seen, &mut found)?;
-                let mut out = Vec::new();
-                for value in found {
-                    out.extend(self.origins(value, depth.checked_sub(1)?)?);
-                }
+                self.origins_of(found, depth)
+            }
+            InstKind::Select { if_true, if_false, .. } => {
+                let mut out = self.origins(*if_true, depth.checked_sub(1)?)?;
+                out.extend(self.origins(*if_false, depth.checked_sub(1)?)?);
                 Some(out)
             }
-            _ => Some(vec![at]),
+            // PowerPC's `mr rD,rS` is `or rD,rS,rS`: a copy.
+            InstKind::Binary {
+                op: BinaryOp::Or,
+                args: [x, y],
+            } => {
+                let (a, b) = (
+                    self.origins(*x, depth.checked_sub(1)?),
+                    self.origins(*y, depth.checked_sub(1)?),
+                );
+                match (a, b) {
+                    (Some(a), Some(b)) if a == b => Some(a),
+                    _ => Some(vec![Origin::At(at)]),
+                }
+            }
+            _ => Some(vec![Origin::At(at)]),
         }
     }
 
-    /// The values stored to `slot` by the `set`s that reach instruction `before` of block `b`.
+    /// The origins of what reached a `get` (or a call).
+    fn origins_of(&self, found: Vec<Reach>, depth: usize) -> Option<Vec<Origin>> {
+        let mut out = Vec::new();
+        for reach in found {
+            match reach {
+                Reach::Set(value) => out.extend(self.origins(value, depth.checked_sub(1)?)?),
+                Reach::Entry(slot) => out.push(Origin::Entry(slot)),
+            }
+        }
+        Some(out)
+    }
+
+    /// What `slot` holds where block `b` ends in a call: the constants it may be, seeing
+    /// through a recursion that passes its own entry value on (`self_call`). `None` when some
+    /// way in holds anything else.
+    fn constants_at_end(&self, b: usize, slot: SlotId, self_call: bool) -> Option<BTreeSet<u64>> {
+        let block = self.func.blocks.get(b)?;
+        let mut found = Vec::new();
+        self.reaching_sets(
+            slot,
+            b,
+            block.insts.len(),
+            MAX_BLOCKS_BACK,
+            &mut BTreeSet::new(),
+            &mut found,
+        )?;
+        let mut out = BTreeSet::new();
+        for origin in self.origins_of(found, MAX_DEPTH)? {
+            match origin {
+                Origin::Entry(s) if self_call && s == slot => {}
+                Origin::Entry(_) => return None,
+                Origin::At(at) => {
+                    out.insert(self.constant_at(at, MAX_DEPTH)?);
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// What reaches instruction `before` of block `b` in `slot`: the values of the `set`s that
+    /// do, and the slot's entry value when a way from the entry sets nothing.
     fn reaching_sets(
         &self,
-        slot: rpt_ir::SlotId,
+        slot: SlotId,
         b: usize,
         before: usize,
         depth: usize,
         seen: &mut BTreeSet<usize>,
-        found: &mut Vec<Value>,
+        found: &mut Vec<Reach>,
     ) -> Option<()> {
         let block = self.func.blocks.get(b)?;
         let set = block.insts[..before.min(block.insts.len())]
@@ -113,11 +185,14 @@ impl<'f> Values<'f> {
                 _ => None,
             });
         if let Some(value) = set {
-            found.push(value);
+            found.push(Reach::Set(value));
             return Some(());
         }
-        if b == 0 || depth == 0 {
+        if depth == 0 {
             return None;
+        }
+        if b == 0 {
+            found.push(Reach::Entry(slot));
         }
         for &p in self.preds.get(b)? {
             if !seen.insert(p) {
@@ -134,17 +209,11 @@ impl<'f> Values<'f> {
     /// The constant `v` always is, if it is one.
     fn constant(&self, v: Value, depth: usize) -> Option<u64> {
         let mut value = None;
-        for at in self.origins(v, depth)? {
-            let c = match self.kind(at)? {
-                InstKind::Iconst { imm, .. } => *imm,
-                InstKind::Binary {
-                    op: BinaryOp::Add,
-                    args: [x, y],
-                } => self
-                    .constant(*x, depth.checked_sub(1)?)?
-                    .wrapping_add(self.constant(*y, depth.checked_sub(1)?)?),
-                _ => return None,
+        for origin in self.origins(v, depth)? {
+            let Origin::At(at) = origin else {
+                return None;
             };
+            let c = self.constant_at(at, depth)?;
             if value.is_some_and(|known| known != c) {
                 return None;
             }
@@ -153,10 +222,29 @@ impl<'f> Values<'f> {
         value
     }
 
+    /// The constant the instruction at `at` computes, if it computes one.
+    fn constant_at(&self, at: (usize, usize), depth: usize) -> Option<u64> {
+        match self.kind(at)? {
+            InstKind::Iconst { imm, .. } => Some(*imm),
+            InstKind::Binary {
+                op: BinaryOp::Add,
+                args: [x, y],
+            } => Some(
+                self.constant(*x, depth.checked_sub(1)?)?
+                    .wrapping_add(self.constant(*y, depth.checked_sub(1)?)?),
+            ),
+            _ => None,
+        }
+    }
+
     /// Whether every origin of `v` is a load from memory (an object's vtable pointer).
     fn loaded(&self, v: Value) -> bool {
-        self.origins(v, MAX_DEPTH)
-            .is_some_and(|o| !o.is_empty() && o.iter().all(|&at| matches!(self.kind(at), Some(InstKind::Load { .. }))))
+        self.origins(v, MAX_DEPTH).is_some_and(|o| {
+            !o.is_empty()
+                && o.iter().all(
+                    |origin| matches!(origin, Origin::At(at) if matches!(self.kind(*at), Some(InstKind::Load { .. }))),
+                )
+        })
     }
 
     /// The functions a call of `target` may reach through the tables.
@@ -164,17 +252,21 @@ impl<'f> Values<'f> {
         &self,
         target: Value,
         tables: &BTreeMap<GuestAddr, Vec<GuestAddr>>,
+        on_entry: &dyn Fn(SlotId) -> Option<BTreeSet<GuestAddr>>,
     ) -> Option<BTreeSet<GuestAddr>> {
         // Candidates from every origin that says; a loop's first target may come from elsewhere
         // (a constant the compiler worked out, a spilled copy), and the check covers the rest.
         let mut out = BTreeSet::new();
-        for at in self.origins(target, MAX_DEPTH)? {
-            match self.kind(at) {
-                Some(InstKind::Load { addr, .. }) => out.extend(self.loaded_from(*addr, tables).unwrap_or_default()),
-                Some(InstKind::Iconst { imm, .. }) => {
-                    out.insert(GuestAddr(*imm));
-                }
-                _ => {}
+        for origin in self.origins(target, MAX_DEPTH)? {
+            match origin {
+                Origin::At(at) => match self.kind(at) {
+                    Some(InstKind::Load { addr, .. }) => {
+                        out.extend(self.loaded_from(*addr, tables).unwrap_or_default());
+                    }
+                    // A target the compiler worked out: a candidate as it stands.
+                    _ => out.extend(self.constant_at(at, MAX_DEPTH).map(GuestAddr)),
+                },
+                Origin::Entry(slot) => out.extend(on_entry(slot).unwrap_or_default()),
             }
         }
         Some(out)
@@ -240,7 +332,10 @@ impl<'f> Values<'f> {
     /// The largest value `v` can have, from masks and shifts by constants.
     fn largest(&self, v: Value, depth: usize) -> Option<u64> {
         let mut most = 0;
-        for at in self.origins(v, depth)? {
+        for origin in self.origins(v, depth)? {
+            let Origin::At(at) = origin else {
+                return None;
+            };
             let bound = match self.kind(at)? {
                 InstKind::Iconst { imm, .. } => *imm,
                 InstKind::Binary {
@@ -304,4 +399,10 @@ fn table_from(tables: &BTreeMap<GuestAddr, Vec<GuestAddr>>, at: u64) -> Option<V
     }
     let skip = usize::try_from(skip / WORD).ok()?;
     (skip < entries.len()).then(|| entries[skip..].to_vec())
+}
+
+/// The constants `slot` may hold where block `b` of `func` ends in a call of `callee`; `None`
+/// when anything else may reach it. A recursive call passing its own entry value on adds nothing.
+pub fn constants_passed(func: &Function, b: usize, slot: SlotId, callee: GuestAddr) -> Option<BTreeSet<u64>> {
+    Values::new(func).constants_at_end(b, slot, func.entry == callee)
 }

@@ -20,7 +20,9 @@
 //!   end), or a word at a constant offset from a pointer loaded from memory (a virtual call: the
 //!   word at that offset of every table). A target equal to one of at most [`MAX_CANDIDATES`]
 //!   inlinable candidates runs its copy; any other goes through the indirect call as before. The
-//!   tables only suggest; the check makes the call right whatever the program stored there.
+//!   tables only suggest; the check makes the call right whatever the program stored there. A
+//!   target that is a register's value on entry (a comparator passed down a sort's recursion) is
+//!   checked against the constants the function's direct callers pass in it.
 //!
 //! Which slot a target was read from is followed back through `set`s in the block and its
 //! predecessors ([`candidates`]), so a target loaded in one block and called in the next (a
@@ -32,13 +34,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rpt_api::{FunctionContext, PassError, PassParams, PassPlugin, PluginInfo, ProgramAnalysis};
-use rpt_ir::{Function, GuestAddr, HelperDecl, InstKind, Program, SlotRole, StateDesc, Terminator};
+use rpt_ir::{CallTarget, Function, GuestAddr, HelperDecl, InstKind, Program, SlotId, SlotRole, StateDesc, Terminator};
 
 mod candidates;
 mod facts;
 mod splice;
 
-pub use candidates::candidates;
+pub use candidates::{candidates, constants_passed};
 pub use facts::Plan;
 pub use splice::apply;
 
@@ -116,10 +118,43 @@ pub fn plan(program: &Program) -> BTreeMap<GuestAddr, Plan> {
         .filter(|f| !program.externs.contains_key(&f.entry) && inlinable(f, &program.state, &program.helpers))
         .map(|f| f.entry)
         .collect();
+    // Where each function is called directly: what its callers pass it.
+    let mut callers: BTreeMap<GuestAddr, Vec<(GuestAddr, usize)>> = BTreeMap::new();
+    for func in program.functions.values() {
+        for (b, block) in func.blocks.iter().enumerate() {
+            if let Terminator::Call {
+                target: CallTarget::Direct(callee),
+                ..
+            }
+            | Terminator::TailCall {
+                target: CallTarget::Direct(callee),
+            } = &block.term
+            {
+                callers.entry(*callee).or_default().push((func.entry, b));
+            }
+        }
+    }
     let mut plans = BTreeMap::new();
     for func in program.functions.values() {
+        // A register's entry value is what the direct callers pass, when only they can call
+        // (indirect calls reach the address-taken functions).
+        let on_entry = |slot: SlotId| -> Option<BTreeSet<GuestAddr>> {
+            if program.address_taken.contains(&func.entry) {
+                return None;
+            }
+            let mut out = BTreeSet::new();
+            for &(caller, b) in callers.get(&func.entry)? {
+                let caller = program.functions.get(&caller)?;
+                out.extend(
+                    constants_passed(caller, b, slot, func.entry)?
+                        .into_iter()
+                        .map(GuestAddr),
+                );
+            }
+            Some(out)
+        };
         let mut plan = Plan::default();
-        for (block, found) in candidates(func, &program.pointer_tables) {
+        for (block, found) in candidates(func, &program.pointer_tables, &on_entry) {
             // A candidate that is not inlinable would only trade the table lookup for a compare.
             let checked: Vec<GuestAddr> = found.into_iter().filter(|a| inlinable.contains(a)).collect();
             if !checked.is_empty() {
@@ -129,7 +164,7 @@ pub fn plan(program: &Program) -> BTreeMap<GuestAddr, Plan> {
         let mut callees: BTreeSet<GuestAddr> = plan.sites.values().flatten().copied().collect();
         for block in &func.blocks {
             if let Terminator::Call {
-                target: rpt_ir::CallTarget::Direct(addr),
+                target: CallTarget::Direct(addr),
                 ..
             } = &block.term
                 && inlinable.contains(addr)

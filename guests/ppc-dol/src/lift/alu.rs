@@ -1,7 +1,7 @@
 //! Integer arithmetic, logic, rotates, shifts and compares, with XER CA/OV/SO and CR0 exact.
 //!
 //! Every carrying form is `x + y + carry_in` on 32 bits (subtraction adds the complement:
-//! `subf rD,rA,rB` is `~rA + rB + 1`), so one helper computes CA from a 64-bit sum and OV from
+//! `subf rD,rA,rB` is `~rA + rB + 1`), so one helper computes CA from a 64-bit sum beside the 32-bit one and OV from
 //! the operands' and result's signs.
 
 use rpt_ir::{BinaryOp, ConvOp, IntCC, Type, UnaryOp, Value};
@@ -18,8 +18,13 @@ pub fn rotate_mask(mb: u32, me: u32) -> u32 {
 }
 
 impl Lifter<'_> {
-    /// `x + y + cin` (cin an i32 0 or 1): the 32-bit sum and the carry out as an i1.
+    /// `x + y + cin` (cin an i32 0 or 1): the 32-bit sum and the carry out as an i1. The sum is
+    /// computed in 32 bits and the carry apart from it in 64, so that when nothing reads CA
+    /// (flag-abi drops the write) what is left is a plain 32-bit add: a loop counter kept in 64
+    /// bits for its carry cost the host a 64-bit constant and add every iteration.
     fn add_carrying(&mut self, x: Value, y: Value, cin: Value) -> (Value, Value) {
+        let r = self.b.binary(BinaryOp::Add, x, y);
+        let r = self.b.binary(BinaryOp::Add, r, cin);
         let x64 = self.b.convert(ConvOp::Zext, x, Type::I64);
         let y64 = self.b.convert(ConvOp::Zext, y, Type::I64);
         let c64 = self.b.convert(ConvOp::Zext, cin, Type::I64);
@@ -27,7 +32,6 @@ impl Lifter<'_> {
         let s = self.b.binary(BinaryOp::Add, s, c64);
         let hi = self.b.binary_imm(BinaryOp::Lshr, s, 32);
         let carry = self.b.convert(ConvOp::Trunc, hi, Type::I1);
-        let r = self.b.convert(ConvOp::Trunc, s, Type::I32);
         (r, carry)
     }
 
