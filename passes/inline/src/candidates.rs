@@ -157,9 +157,20 @@ impl<'f> Values<'f> {
             match origin {
                 Origin::Entry(s) if self_call && s == slot => {}
                 Origin::Entry(_) => return None,
-                Origin::At(at) => {
-                    out.insert(self.constant_at(at, MAX_DEPTH)?);
-                }
+                Origin::At(at) => match (self.constant_at(at, MAX_DEPTH), self.kind(at)?) {
+                    (Some(c), _) => {
+                        out.insert(c);
+                    }
+                    // Reloaded from the caller's frame: what it stored there.
+                    (None, InstKind::Load { addr, .. }) => {
+                        let stored = self.stored_at(*addr, &|_| None);
+                        if stored.is_empty() {
+                            return None;
+                        }
+                        out.extend(stored.into_iter().map(|a| a.0));
+                    }
+                    (None, _) => return None,
+                },
             }
         }
         Some(out)
@@ -260,9 +271,12 @@ impl<'f> Values<'f> {
         for origin in self.origins(target, MAX_DEPTH)? {
             match origin {
                 Origin::At(at) => match self.kind(at) {
-                    Some(InstKind::Load { addr, .. }) => {
-                        out.extend(self.loaded_from(*addr, tables).unwrap_or_default());
-                    }
+                    Some(InstKind::Load { addr, .. }) => match self.loaded_from(*addr, tables) {
+                        Some(found) if !found.is_empty() => out.extend(found),
+                        // A function pointer the function keeps in its own frame (spilled
+                        // across a loop, or an argument it stored): what it stores there.
+                        _ => out.extend(self.stored_at(*addr, on_entry)),
+                    },
                     // A target the compiler worked out: a candidate as it stands.
                     _ => out.extend(self.constant_at(at, MAX_DEPTH).map(GuestAddr)),
                 },
@@ -270,6 +284,54 @@ impl<'f> Values<'f> {
             }
         }
         Some(out)
+    }
+
+    /// `addr` as a register plus a constant (`r1 + 44`), read where it is used.
+    fn register_offset(&self, addr: Value) -> Option<(SlotId, u64)> {
+        let at = self.defs.get(addr.index()).copied().flatten()?;
+        let slot_of = |v: Value| match self.defs.get(v.index()).copied().flatten().and_then(|at| self.kind(at)) {
+            Some(InstKind::GetSlot { slot }) => Some(*slot),
+            _ => None,
+        };
+        let imm_of = |v: Value| match self.defs.get(v.index()).copied().flatten().and_then(|at| self.kind(at)) {
+            Some(InstKind::Iconst { imm, .. }) => Some(*imm),
+            _ => None,
+        };
+        match self.kind(at)? {
+            InstKind::GetSlot { slot } => Some((*slot, 0)),
+            InstKind::Binary {
+                op: BinaryOp::Add,
+                args: [x, y],
+            } => slot_of(*x).zip(imm_of(*y)).or_else(|| slot_of(*y).zip(imm_of(*x))),
+            _ => None,
+        }
+    }
+
+    /// The constants (and entry values) the function stores at the address `addr` names as a
+    /// register plus a constant: a frame slot, the stack pointer being the same register
+    /// between a prologue and an epilogue. Only a suggestion, as every candidate is.
+    fn stored_at(&self, addr: Value, on_entry: &dyn Fn(SlotId) -> Option<BTreeSet<GuestAddr>>) -> BTreeSet<GuestAddr> {
+        let mut out = BTreeSet::new();
+        let Some(place) = self.register_offset(addr) else {
+            return out;
+        };
+        for block in &self.func.blocks {
+            for inst in &block.insts {
+                let InstKind::Store { addr: a, value, .. } = &inst.kind else {
+                    continue;
+                };
+                if self.register_offset(*a) != Some(place) {
+                    continue;
+                }
+                for origin in self.origins(*value, MAX_DEPTH).unwrap_or_default() {
+                    match origin {
+                        Origin::At(at) => out.extend(self.constant_at(at, MAX_DEPTH).map(GuestAddr)),
+                        Origin::Entry(slot) => out.extend(on_entry(slot).unwrap_or_default()),
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// The functions a load from `addr` may read from the tables.
