@@ -115,8 +115,8 @@ impl HostDesc {
 /// write-up behind state-in-memory measured larger gains than on x86-64. switch-recovery runs
 /// after flag-abi, whose removal of dead flag writes leaves a compare tree's inner blocks pure
 /// (vm-ppc 0.68 of the pipeline without it; no other sample changes). inline runs first, so
-/// flag-abi and state-in-memory see its copies in their callers (calls-x86 0.80, calls-ppc 0.90;
-/// no other sample moves by 0.1%). A host that measures otherwise lists its own.
+/// flag-abi and state-in-memory see its copies in their callers (calls-x86 0.78, calls-ppc 0.84
+/// of the pipeline without it; no other sample moves by 0.1%). A host that measures otherwise lists its own.
 pub const MEASURED_PIPELINE: &[&str] = &[
     "inline",
     "flag-abi",
