@@ -95,10 +95,10 @@ TEXT
   cat <<'TEXT'
 
 Default: on, on all three hosts (`rpt_api::MEASURED_PIPELINE`, each host's `recommended_passes`). It lowers
-every sample on every host: the interpreter loops (`vm`) by 13 to 25%, PowerPC floating point (`physics-ppc`) by 41
-to 50%, the call-heavy `calls` by 6 to 16% (calls hand over only what each callee reads or writes, and a
+every sample on every host: the interpreter loops (`vm`) by 13 to 29%, PowerPC floating point (`physics-ppc`) by 42
+to 51%, the call-heavy `calls` by 14 to 26% (calls hand over only what each callee reads or writes, and a
 function with more than 24 locals keeps in locals only those it uses much more often than its calls hand them
-over: docs/c-abi.md, "State in locals"), and the geometric mean by about a sixth on each. The x87 sample barely
+over: docs/c-abi.md, "State in locals"), and the geometric mean by about a fifth on each. The x87 sample barely
 moves on AArch64 and LoongArch64, where its f80 arithmetic runs in helpers whose slots stay in `struct cpu`.
 TEXT
 } >"$out"
