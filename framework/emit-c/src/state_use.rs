@@ -416,20 +416,16 @@ fn after_return(
             CallTarget::Indirect(_) => indirect.unwrap_or(&everything),
         }
     };
+    // What indirect calls and tail calls leave live reaches every function they may call.
     let indirect_targets: Vec<GuestAddr> = if indirect.is_some() {
         program.address_taken.iter().copied().collect()
     } else {
         program.functions.keys().copied().collect()
     };
-    let targets = |target: &CallTarget| -> Vec<GuestAddr> {
-        match target {
-            CallTarget::Direct(addr) => vec![*addr],
-            CallTarget::Indirect(_) => indirect_targets.clone(),
-        }
-    };
     // Sets only grow, bounded by every word: the loop ends.
     loop {
         let mut grew: Vec<(GuestAddr, Bits)> = Vec::new();
+        let mut after_indirect = Bits::default();
         for (addr, func) in &program.functions {
             let at_return = after.get(addr).cloned().unwrap_or_else(|| slots.all.clone());
             let live_in = block_liveness(func, program, slots, &callee, &at_return, &mut Bits::default());
@@ -441,11 +437,15 @@ fn after_return(
                     Terminator::TailCall { target } => (target, at_return.clone()),
                     _ => continue,
                 };
-                for t in targets(target) {
-                    grew.push((t, live_after.clone()));
+                match target {
+                    CallTarget::Direct(t) => grew.push((*t, live_after)),
+                    CallTarget::Indirect(_) => {
+                        after_indirect.union_with(&live_after);
+                    }
                 }
             }
         }
+        grew.extend(indirect_targets.iter().map(|&t| (t, after_indirect.clone())));
         let mut changed = false;
         for (t, live) in grew {
             if let Some(set) = after.get_mut(&t) {

@@ -383,12 +383,8 @@ fn directives(text: &str) -> Directives {
         let words: Vec<&str> = rest.split_whitespace().collect();
         match words.as_slice() {
             ["entry", f] => {
-                let hex = f
-                    .strip_prefix("f_")
-                    .unwrap_or_else(|| panic!("bad entry directive {line:?}"));
-                d.entry = Some(GuestAddr(
-                    u64::from_str_radix(hex, 16).unwrap_or_else(|e| panic!("{line:?}: {e}")),
-                ));
+                d.entry =
+                    Some(GuestAddr::from_function_name(f).unwrap_or_else(|| panic!("bad entry directive {line:?}")));
             }
             ["runs", n] => d.runs = n.parse().unwrap_or_else(|e| panic!("{line:?}: {e}")),
             ["known-answer"] => d.known_answer = true,

@@ -20,6 +20,12 @@ impl GuestAddr {
     pub fn function_name(self) -> String {
         format!("f_{:08x}", self.0)
     }
+
+    /// The address a function name like `f_00401000` names (any number of hex digits).
+    pub fn from_function_name(name: &str) -> Option<GuestAddr> {
+        let hex = name.strip_prefix("f_")?;
+        u64::from_str_radix(hex, 16).ok().map(GuestAddr)
+    }
 }
 
 macro_rules! entity {

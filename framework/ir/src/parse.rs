@@ -239,9 +239,9 @@ impl Line<'_> {
 
     fn function_name(&mut self) -> Result<GuestAddr, ParseError> {
         let w = self.word("a function name like `f_00401000`")?;
-        match w.strip_prefix("f_").map(|hex| u64::from_str_radix(hex, 16)) {
-            Some(Ok(addr)) => Ok(GuestAddr(addr)),
-            _ => {
+        match GuestAddr::from_function_name(&w) {
+            Some(addr) => Ok(addr),
+            None => {
                 self.pos -= 1;
                 Err(self.err(format!("`{w}` is not a function name like `f_00401000`")))
             }

@@ -91,6 +91,11 @@ impl<'f> Values<'f> {
         self.func.blocks.get(at.0)?.insts.get(at.1).map(|i| &i.kind)
     }
 
+    /// The instruction defining `v` (`None` for a block parameter).
+    fn def(&self, v: Value) -> Option<&'f InstKind> {
+        self.kind(self.defs.get(v.index()).copied().flatten()?)
+    }
+
     /// The instructions that may have computed `v`, seeing through slots (a `get` of a slot is
     /// what the `set`s of it that reach the `get` stored, or the slot's value on entry) and
     /// selects. `None` when one is not known (too far back).
@@ -288,16 +293,15 @@ impl<'f> Values<'f> {
 
     /// `addr` as a register plus a constant (`r1 + 44`), read where it is used.
     fn register_offset(&self, addr: Value) -> Option<(SlotId, u64)> {
-        let at = self.defs.get(addr.index()).copied().flatten()?;
-        let slot_of = |v: Value| match self.defs.get(v.index()).copied().flatten().and_then(|at| self.kind(at)) {
+        let slot_of = |v: Value| match self.def(v) {
             Some(InstKind::GetSlot { slot }) => Some(*slot),
             _ => None,
         };
-        let imm_of = |v: Value| match self.defs.get(v.index()).copied().flatten().and_then(|at| self.kind(at)) {
+        let imm_of = |v: Value| match self.def(v) {
             Some(InstKind::Iconst { imm, .. }) => Some(*imm),
             _ => None,
         };
-        match self.kind(at)? {
+        match self.def(addr)? {
             InstKind::GetSlot { slot } => Some((*slot, 0)),
             InstKind::Binary {
                 op: BinaryOp::Add,
@@ -361,13 +365,7 @@ impl<'f> Values<'f> {
 
     /// `addr` without an AND with a constant (PowerPC's fold of the uncached mirror).
     fn without_mask(&self, addr: Value) -> Value {
-        match self
-            .defs
-            .get(addr.index())
-            .copied()
-            .flatten()
-            .and_then(|at| self.kind(at))
-        {
+        match self.def(addr) {
             Some(InstKind::Binary {
                 op: BinaryOp::And,
                 args: [x, y],
@@ -379,11 +377,10 @@ impl<'f> Values<'f> {
     /// The largest byte offset the index added to `base` in `addr` can have, when its mask and
     /// scale say (`(i & 7) << 2` reaches 28).
     fn index_bound(&self, addr: Value, base: Value) -> Option<u64> {
-        let at = self.defs.get(addr.index()).copied().flatten()?;
         let InstKind::Binary {
             op: BinaryOp::Add,
             args: [x, y],
-        } = self.kind(at)?
+        } = self.def(addr)?
         else {
             return None;
         };
@@ -432,11 +429,10 @@ impl<'f> Values<'f> {
     /// `addr` as a base plus a constant offset. `x + c` gives `(x, c)`, unless `c` is an address
     /// inside a table: then `x` is an index into it and the base is `c` itself (either way round).
     fn base_and_offset(&self, addr: Value, tables: &BTreeMap<GuestAddr, Vec<GuestAddr>>) -> Option<(Value, u64)> {
-        let at = self.defs.get(addr.index()).copied().flatten();
         let Some(InstKind::Binary {
             op: BinaryOp::Add,
             args: [x, y],
-        }) = at.and_then(|at| self.kind(at))
+        }) = self.def(addr)
         else {
             return Some((addr, 0));
         };

@@ -61,7 +61,7 @@ impl Plan {
                     .and_then(|w| w.parse::<u32>().ok())
                     .ok_or_else(|| format!("a site without a block number: `{line}`"))?;
                 let candidates = words
-                    .map(|w| parse_function_name(w).ok_or_else(|| format!("not a function name: `{w}`")))
+                    .map(|w| GuestAddr::from_function_name(w).ok_or_else(|| format!("not a function name: `{w}`")))
                     .collect::<Result<Vec<_>, _>>()?;
                 plan.sites.insert(block, candidates);
             } else {
@@ -75,12 +75,6 @@ impl Plan {
         finish(&mut body, &mut plan)?;
         Ok(plan)
     }
-}
-
-/// `f_004018b0` as an address.
-fn parse_function_name(word: &str) -> Option<GuestAddr> {
-    let hex = word.strip_prefix("f_")?;
-    u64::from_str_radix(hex, 16).ok().map(GuestAddr)
 }
 
 #[cfg(test)]

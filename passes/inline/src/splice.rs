@@ -61,7 +61,7 @@ fn check_candidates(func: &mut Function, b: usize, candidates: &[rpt_ir::GuestAd
             result: Some(imm),
             kind: InstKind::Iconst {
                 ty,
-                imm: candidate.0 & ty_mask(ty),
+                imm: candidate.0 & ty.mask(),
             },
         });
         data.insts.push(Inst {
@@ -82,14 +82,6 @@ fn check_candidates(func: &mut Function, b: usize, candidates: &[rpt_ir::GuestAd
         target: CallTarget::Indirect(target),
         cont,
     };
-}
-
-/// The bits an integer constant of `ty` keeps.
-fn ty_mask(ty: rpt_ir::Type) -> u64 {
-    match ty.bits() {
-        64.. => u64::MAX,
-        bits => (1u64 << bits) - 1,
-    }
 }
 
 /// Appends a copy of `callee`'s blocks to `func`, its values renumbered and its returns jumping
