@@ -401,6 +401,82 @@ impl<'a, I: Isa> Walker<'a, I> {
         self.walk_inner(entry, true)
     }
 
+    /// The CFG of the one instruction at `addr` (default context) as the run-time tier runs it
+    /// (`crate::tier`): the instruction is the entry block, and every address control can go on at
+    /// after it — the next instruction, a branch or jump target, a call's return — is a block
+    /// start with no instruction, which [`crate::lift::lift_instruction`] lifts as
+    /// `exit <addr>, unlifted`, "go on there". A direct call's target is a callee, as in a walk,
+    /// so the lifter makes it a call. Nothing is walked beyond the instruction: no jump table is
+    /// recognised (an indirect jump is a tail jump through the function table), and every call
+    /// is assumed to return unless the callee is an external known not to. `None` when nothing
+    /// decodes at `addr` or its flow cannot be taken.
+    pub fn instruction_cfg(&self, addr: GuestAddr) -> Option<FunctionCfg<I>> {
+        let context = I::Context::default();
+        let (insn, next) = self.isa.decode(self.image, addr, context).ok()?;
+        let mut cfg = FunctionCfg::new(Entry { addr, context });
+        let mut after = context;
+        let flow = self.isa.flow(
+            self.image,
+            &insn,
+            &mut after,
+            &mut I::Run::default(),
+            &mut cfg.code_constants,
+        );
+        let flow = flow.ok()?;
+        cfg.insns.insert(addr, insn);
+        // Where control may go on after the instruction, each a block start with no instruction.
+        let mut go_on = Vec::new();
+        let mut may_return = false;
+        match flow {
+            Flow::Next => go_on.push(next),
+            Flow::Call { target, .. } if target == next => go_on.push(next),
+            Flow::Jump(target) => go_on.push(target),
+            Flow::Branch(target) => {
+                go_on.push(target);
+                go_on.push(next);
+            }
+            Flow::Call { target, conditional } => match self.isa.call_flow(self.image, target) {
+                Some(CallFlow::ReturnsTwice) => {
+                    resume_after(&mut cfg, addr, next, after);
+                }
+                flow => {
+                    if flow == Some(CallFlow::NoReturn) && !conditional {
+                        cfg.noreturn_calls.insert(addr);
+                    } else {
+                        go_on.push(next);
+                    }
+                    if self.isa.external(target).is_none() && self.image.is_code(target) {
+                        cfg.calls.insert(Entry {
+                            addr: target,
+                            context: after,
+                        });
+                    } else if flow.is_none() {
+                        cfg.bad_calls.insert((addr, target));
+                    }
+                }
+            },
+            Flow::CallIndirect { external } => match external {
+                Some(CallFlow::ReturnsTwice) => resume_after(&mut cfg, addr, next, after),
+                Some(CallFlow::NoReturn) => {
+                    cfg.noreturn_calls.insert(addr);
+                }
+                Some(CallFlow::Returns) | None => go_on.push(next),
+            },
+            Flow::JumpIndirect { conditional } | Flow::Return { conditional } | Flow::Trap { conditional } => {
+                may_return = !matches!(flow, Flow::Trap { .. });
+                if conditional {
+                    go_on.push(next);
+                }
+            }
+            Flow::TailExternal(flow) => may_return = flow != CallFlow::NoReturn,
+        }
+        for at in go_on {
+            cfg.block_starts.entry(at).or_insert(after);
+        }
+        cfg.may_return |= may_return;
+        Some(cfg)
+    }
+
     /// With `deep`, calls of functions that never return end their path; without, every call is
     /// assumed to return (this keeps the return analysis one level deep and cycle-free).
     fn walk_inner(&self, entry: Entry<I::Context>, deep: bool) -> FunctionCfg<I> {

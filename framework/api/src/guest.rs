@@ -323,6 +323,19 @@ pub trait GuestPlugin: Send + Sync {
         options: &GuestOptions,
     ) -> LiftResult;
 
+    /// Lifts, one instruction each, the code of the image's executable segments that no lifted
+    /// function holds, for the run-time tier ([`crate::tier`]): a linear sweep of what `covered`
+    /// (every instruction of the lifted functions) leaves, each instruction lifted alone by
+    /// [`crate::lift::lift_instruction`] with the guest's own lifter. `functions` is the
+    /// discovered set, as for [`GuestPlugin::lift`].
+    fn lift_uncovered(
+        &self,
+        image: &GuestImage,
+        functions: &BTreeSet<GuestAddr>,
+        covered: &BTreeSet<GuestAddr>,
+        options: &GuestOptions,
+    ) -> Vec<LiftResult>;
+
     /// The guest's C runtime part and the platform's C sources.
     fn runtime_sources(&self, platform: &str, options: &GuestOptions) -> Result<Vec<SourceFile>, GuestError>;
 }

@@ -7,7 +7,8 @@
 //!
 //! It also owns what every guest would otherwise write for itself: [`discover`], the function
 //! discovery algorithm, which a guest drives through its [`discover::Isa`]; [`lift`], the loop
-//! that lifts the blocks of a walk, which a guest drives through its [`lift::InsnLifter`]; and
+//! that lifts the blocks of a walk, which a guest drives through its [`lift::InsnLifter`];
+//! [`tier`], the instructions of the run-time tier and the forms they share; and
 //! [`find_platform`].
 
 #![deny(missing_docs)]
@@ -18,6 +19,7 @@ mod guest;
 mod host;
 pub mod lift;
 mod pass;
+pub mod tier;
 
 pub use guest::{
     Diagnostic, Discovery, ExternStateUse, Externs, GuestError, GuestImage, GuestOptions, GuestPlugin, Import,

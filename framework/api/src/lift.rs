@@ -79,6 +79,9 @@ pub trait InsnLifter<'f, I: Isa> {
 pub struct Lifting<'c, I: Isa> {
     walker: &'c Walker<'c, I>,
     cfg: &'c FunctionCfg<I>,
+    /// Lifting one instruction for the run-time tier: a block start other than the entry is a
+    /// place to go on at, `exit <addr>, unlifted`, not code to lift.
+    continuations: bool,
 }
 
 /// What the loop found besides the IR: diagnostics and listing lines, in address order.
@@ -102,7 +105,11 @@ pub fn lift_function<I: Isa>(
         mut listing,
     } = lift(
         FunctionBuilder::new(&mut function, state),
-        Lifting { walker, cfg: &cfg },
+        Lifting {
+            walker,
+            cfg: &cfg,
+            continuations: false,
+        },
     );
     forward::forward_flags(&mut function, state);
     diagnostics.sort_by_key(|d| d.addr);
@@ -116,9 +123,37 @@ pub fn lift_function<I: Isa>(
     }
 }
 
+/// Lifts the one instruction at `addr` for the run-time tier (`crate::tier`), with the guest's
+/// own lifter, so the tier runs what compiled code runs: the instruction's CFG is
+/// [`Walker::instruction_cfg`]'s, and every place control goes on at afterwards ends in
+/// `exit <addr>, unlifted`. Calls stay calls and returns returns; the tier's C gives them their
+/// meaning at run time. `None` when nothing decodes at `addr`.
+pub fn lift_instruction<I: Isa>(
+    walker: &Walker<'_, I>,
+    addr: GuestAddr,
+    state: &StateDesc,
+    lift: impl FnOnce(FunctionBuilder<'_>, Lifting<'_, I>) -> Lifted,
+) -> Option<LiftResult> {
+    let cfg = walker.instruction_cfg(addr)?;
+    let mut function = Function::new(addr);
+    let Lifted { diagnostics, listing } = lift(
+        FunctionBuilder::new(&mut function, state),
+        Lifting {
+            walker,
+            cfg: &cfg,
+            continuations: true,
+        },
+    );
+    Some(LiftResult {
+        function,
+        diagnostics,
+        listing,
+    })
+}
+
 impl<I: Isa> Lifting<'_, I> {
     /// Lifts every guest block of the function with `lifter`.
-    pub fn lift_blocks<'f>(self, mut lifter: impl InsnLifter<'f, I>) -> Lifted {
+    pub fn lift_blocks<'f, L: InsnLifter<'f, I>>(self, mut lifter: L) -> Lifted {
         let mut lifted = Lifted {
             diagnostics: Vec::new(),
             listing: Vec::new(),
@@ -130,6 +165,10 @@ impl<I: Isa> Lifting<'_, I> {
         }
         for (&start, &block) in &blocks {
             lifter.builder().switch_to_block(block);
+            if self.continuations && start != self.cfg.entry.addr {
+                lifter.builder().exit_at(start, ExitReason::Unlifted, L::PC_TYPE);
+                continue;
+            }
             lifter.start_block();
             let mut cx = BlockContext {
                 walker: self.walker,

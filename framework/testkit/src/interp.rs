@@ -310,6 +310,40 @@ pub fn int_state(desc: &StateDesc, mut value: impl FnMut() -> u64) -> StateValue
     values
 }
 
+/// Runs guest code from `entry` as the generated program's run-time tier does (`rpt_api::tier`),
+/// in `interp`: where `program` has a function, it runs it and its return ends the run (control
+/// that reaches a function's entry is a tail jump into it); elsewhere it runs the instruction
+/// `tier` holds there (lifted alone) and goes on where the instruction exits with `unlifted`.
+/// Any other outcome ends the run; an address with neither is `exit <addr>, unlifted`, where the
+/// program stops.
+pub fn run_tier(
+    interp: &mut Interpreter<'_>,
+    program: &Program,
+    tier: &std::collections::BTreeMap<GuestAddr, rpt_ir::Function>,
+    entry: GuestAddr,
+    env: &mut dyn Environment,
+) -> Result<Outcome, InterpError> {
+    let mut pc = entry;
+    loop {
+        if program.functions.contains_key(&pc) {
+            return interp.run(pc, env);
+        }
+        let Some(instruction) = tier.get(&pc) else {
+            return Ok(Outcome::Exited {
+                pc: pc.0,
+                reason: rpt_ir::ExitReason::Unlifted,
+            });
+        };
+        match interp.run_function(instruction, env)? {
+            Outcome::Exited {
+                pc: next,
+                reason: rpt_ir::ExitReason::Unlifted,
+            } => pc = GuestAddr(next),
+            other => return Ok(other),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

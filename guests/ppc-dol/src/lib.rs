@@ -140,6 +140,21 @@ impl GuestPlugin for PpcDol {
         lift::lift_function(&walker, entry)
     }
 
+    fn lift_uncovered(
+        &self,
+        image: &GuestImage,
+        functions: &BTreeSet<GuestAddr>,
+        covered: &BTreeSet<GuestAddr>,
+        _options: &GuestOptions,
+    ) -> Vec<LiftResult> {
+        let isa = discover::Ppc::new(image);
+        let walker = discover::Walker::new(&isa, image, Cow::Borrowed(functions));
+        rpt_api::tier::uncovered_instructions(&walker, covered)
+            .into_iter()
+            .filter_map(|addr| lift::lift_instruction(&walker, addr))
+            .collect()
+    }
+
     fn runtime_sources(&self, platform: &str, _options: &GuestOptions) -> Result<Vec<SourceFile>, GuestError> {
         platform::runtime_sources(platform)
     }

@@ -1,8 +1,9 @@
 //! The differential fuzzer: random sequences of every lifted non-paired-single instruction, with
 //! random GPRs, FPRs, CR, XER, LR, CTR, FPSCR rounding mode and a 1 KiB memory window, run three
 //! ways: natively under `qemu-ppc -cpu 750cl` (tests/oracle/harness.c, one process for every
-//! case), in rpt's IR interpreter, and as C emitted by rpt and compiled with clang. All three must
-//! leave the same registers and memory.
+//! case), in rpt's IR interpreter (as the lifted function, and instruction by instruction as the
+//! run-time tier runs code discovery missed: `rpt_api::tier`), and as C emitted by rpt and
+//! compiled with clang. All must leave the same registers and memory.
 //!
 //! `RPT_PPC_FUZZ_CASES=N` changes the number of cases (CI runs [`DEFAULT_CASES`]) and
 //! `RPT_PPC_FUZZ_SEED=S` the seed, for longer runs:
@@ -30,18 +31,19 @@
 
 mod common;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use rpt_guest_ppc_dol::decode;
+use rpt_api::{GuestOptions, GuestPlugin};
 use rpt_guest_ppc_dol::state::{CTR, FPSCR, LR, XER, cr_field, fpr, gpr};
+use rpt_guest_ppc_dol::{PpcDol, decode};
 use rpt_ir::interp::{Interpreter, Outcome, Val};
-use rpt_ir::{AddrSpace, GuestAddr, Program};
+use rpt_ir::{AddrSpace, Function, GuestAddr, Program};
 use rpt_testkit::cbuild::CCompiler;
-use rpt_testkit::interp::read_bytes;
+use rpt_testkit::interp::{read_bytes, run_tier};
 use rpt_testkit::{INT_EDGES, Rng, assert_no_failures, env_number, run_tool_within, scratch_dir};
 
 /// Cases in a default (CI) run.
@@ -974,7 +976,24 @@ fn lift_case(case: &Case) -> Program {
     common::lift_case(case.addr, &case.words, BTreeSet::from([end]), &describe(case))
 }
 
-fn interpret(case: &Case, program: &Program) -> Result<State, String> {
+/// Every instruction of a case lifted alone, as the run-time tier runs code no function holds.
+fn tier_instructions(case: &Case) -> BTreeMap<GuestAddr, Function> {
+    let image = common::case_image(case.addr, &case.words);
+    let none = BTreeSet::new();
+    PpcDol
+        .lift_uncovered(&image, &none, &none, &GuestOptions::new())
+        .into_iter()
+        .map(|lifted| (lifted.function.entry, lifted.function))
+        .collect()
+}
+
+/// How the interpreter runs a case: as the lifted function, or through the run-time tier.
+enum Tier<'a> {
+    Compiled,
+    RunTime(&'a BTreeMap<GuestAddr, Function>),
+}
+
+fn interpret(case: &Case, program: &Program, tier: Tier<'_>) -> Result<State, String> {
     let desc = &program.state;
     let mut interp = Interpreter::new(program);
     interp.steps_left = 1_000_000;
@@ -998,7 +1017,16 @@ fn interpret(case: &Case, program: &Program) -> Result<State, String> {
         .machine
         .memory
         .write_bytes(AddrSpace::RAM, u64::from(WINDOW_BASE), &s.window);
-    match interp.run(GuestAddr(u64::from(case.addr)), &mut common::interpreter_env()) {
+    let entry = GuestAddr(u64::from(case.addr));
+    let mut env = common::interpreter_env();
+    let outcome = match tier {
+        Tier::Compiled => interp.run(entry, &mut env),
+        // No function at all: every instruction runs in the tier, up to the case's `blr`.
+        Tier::RunTime(instructions) => {
+            run_tier(&mut interp, &Program::new(desc.clone()), instructions, entry, &mut env)
+        }
+    };
+    match outcome {
         Ok(Outcome::Returned) => {}
         other => return Err(format!("the interpreter ended with {other:?}")),
     }
@@ -1180,14 +1208,20 @@ fn check_chunk(cases: &[Case], failures: &mut Vec<String>) {
     let oracle = qemu_run(cases, &input);
     let programs: Vec<Program> = cases.iter().map(lift_case).collect();
     for ((case, program), want) in cases.iter().zip(&programs).zip(&oracle) {
-        match interpret(case, program) {
-            Ok(got) => {
-                let diffs = differences(case, want, &got);
-                if !diffs.is_empty() {
-                    failures.push(format!("interpreter: {}\n  {}", describe(case), diffs.join("\n  ")));
+        let instructions = tier_instructions(case);
+        for (way, tier) in [
+            ("interpreter", Tier::Compiled),
+            ("run-time tier (interpreter)", Tier::RunTime(&instructions)),
+        ] {
+            match interpret(case, program, tier) {
+                Ok(got) => {
+                    let diffs = differences(case, want, &got);
+                    if !diffs.is_empty() {
+                        failures.push(format!("{way}: {}\n  {}", describe(case), diffs.join("\n  ")));
+                    }
                 }
+                Err(e) => failures.push(format!("{way}: {}\n  {e}", describe(case))),
             }
-            Err(e) => failures.push(format!("interpreter: {}\n  {e}", describe(case))),
         }
     }
     let compiled = compiled_run(cases, &programs, &input);
@@ -1217,8 +1251,8 @@ fn lifted_instructions_match_qemu_750cl() {
     let _ = std::fs::remove_dir_all(scratch());
     assert_no_failures(
         &failures,
-        2 * cases.len(),
-        "checks (cases x interpreter/compiled) differ from qemu-ppc -cpu 750cl",
+        3 * cases.len(),
+        "checks (cases x interpreter/run-time tier/compiled) differ from qemu-ppc -cpu 750cl",
         12,
     );
 }

@@ -117,6 +117,22 @@ impl GuestPlugin for X86Pe {
         lift::lift_function(&walker, entry, ret_eip)
     }
 
+    fn lift_uncovered(
+        &self,
+        image: &GuestImage,
+        functions: &BTreeSet<GuestAddr>,
+        covered: &BTreeSet<GuestAddr>,
+        options: &GuestOptions,
+    ) -> Vec<LiftResult> {
+        let isa = discover::X86::new(image);
+        let walker = discover::Walker::new(&isa, image, Cow::Borrowed(functions));
+        let ret_eip = matches!(options.get("ret_eip"), Some(rpt_api::ParamValue::Bool(true)));
+        rpt_api::tier::uncovered_instructions(&walker, covered)
+            .into_iter()
+            .filter_map(|addr| lift::lift_instruction(&walker, addr, ret_eip))
+            .collect()
+    }
+
     fn runtime_sources(&self, platform: &str, options: &GuestOptions) -> Result<Vec<SourceFile>, GuestError> {
         platform::runtime_sources(platform, x87::Model::from_options(options))
     }

@@ -1,6 +1,8 @@
-//! The instruction oracle: lifted instruction sequences, run in the IR reference interpreter, must
-//! leave the eight GPRs, the six arithmetic flags, DF and a 128-byte stack window exactly as the
-//! same bytes leave them when this machine's CPU runs them natively (tests/oracle/harness.c).
+//! The instruction oracle: lifted instruction sequences, run in the IR reference interpreter (as
+//! one lifted function, and instruction by instruction as the run-time tier runs code discovery
+//! missed), must leave the eight GPRs, the six arithmetic flags, DF and a 128-byte stack window
+//! exactly as the same bytes leave them when this machine's CPU runs them natively
+//! (tests/oracle/harness.c).
 //!
 //! Flags the manual calls undefined are masked per case, and only those:
 //! - and/or/xor/test: AF.
@@ -18,15 +20,16 @@ mod common;
 
 use common::{HarnessCase, HarnessResult};
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use iced_x86::IcedError;
 use iced_x86::code_asm::*;
-use rpt_api::Severity;
+use rpt_api::{GuestOptions, GuestPlugin, Severity};
+use rpt_guest_x86_pe::X86Pe;
 use rpt_ir::interp::{Interpreter, NoEnvironment, Outcome};
 use rpt_ir::{AddrSpace, ExitReason, GuestAddr, Program};
 use rpt_testkit::guest::hex_text;
-use rpt_testkit::interp::read_bytes;
+use rpt_testkit::interp::{read_bytes, run_tier};
 use rpt_testkit::{INT_EDGES, Rng};
 
 const CF: u32 = 1 << 0;
@@ -811,18 +814,40 @@ fn run_native(cases: &[Case]) -> Vec<(u32, Result32)> {
         .collect()
 }
 
+/// How a case runs in the interpreter: as one lifted function, or instruction by instruction as
+/// the run-time tier runs code discovery missed (`rpt_api::tier`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Way {
+    Compiled,
+    RunTimeTier,
+}
+
 /// Lifts and interprets one case with the same starting esp as the native run.
-fn run_lifted(program_state: &rpt_ir::StateDesc, case: &Case, stack: u32) -> Result<Result32, String> {
+fn run_lifted(program_state: &rpt_ir::StateDesc, case: &Case, stack: u32, way: Way) -> Result<Result32, String> {
     let mut bytes = case.code.clone();
     bytes.push(0xf4); // hlt: the lifted function ends where the native run jumps to its epilogue
     let image = common::code_image(CODE_ADDR, &bytes);
     let entry = GuestAddr(CODE_ADDR);
-    let lifted = common::lift_verified(&image, entry, &BTreeSet::from([entry]));
-    if let Some(d) = lifted.diagnostics.iter().find(|d| d.severity == Severity::Error) {
-        return Err(format!("not lifted: {} at {}", d.message, d.addr));
-    }
     let mut program = Program::new(program_state.clone());
-    program.functions.insert(entry, lifted.function);
+    let mut tier = BTreeMap::new();
+    match way {
+        Way::Compiled => {
+            let lifted = common::lift_verified(&image, entry, &BTreeSet::from([entry]));
+            if let Some(d) = lifted.diagnostics.iter().find(|d| d.severity == Severity::Error) {
+                return Err(format!("not lifted: {} at {}", d.message, d.addr));
+            }
+            program.functions.insert(entry, lifted.function);
+        }
+        Way::RunTimeTier => {
+            let none = BTreeSet::new();
+            for lifted in X86Pe.lift_uncovered(&image, &none, &none, &GuestOptions::new()) {
+                if let Some(d) = lifted.diagnostics.iter().find(|d| d.severity == Severity::Error) {
+                    return Err(format!("not lifted: {} at {}", d.message, d.addr));
+                }
+                tier.insert(lifted.function.entry, lifted.function);
+            }
+        }
+    }
     let mut interp = Interpreter::new(&program);
     let mut regs = case.setup.regs;
     regs[4] = stack;
@@ -832,9 +857,11 @@ fn run_lifted(program_state: &rpt_ir::StateDesc, case: &Case, stack: u32) -> Res
         .machine
         .memory
         .write_bytes(AddrSpace::RAM, base, &case.setup.window);
-    let outcome = interp
-        .run(entry, &mut NoEnvironment)
-        .map_err(|e| format!("interpreter: {e}"))?;
+    let outcome = match way {
+        Way::Compiled => interp.run(entry, &mut NoEnvironment),
+        Way::RunTimeTier => run_tier(&mut interp, &program, &tier, entry, &mut NoEnvironment),
+    }
+    .map_err(|e| format!("interpreter: {e}"))?;
     let end = CODE_ADDR + case.code.len() as u64;
     match outcome {
         Outcome::Exited {
@@ -945,19 +972,21 @@ fn lifted_instructions_match_native_execution() {
         } else {
             *stack
         };
-        match run_lifted(&state, case, stack) {
-            Ok(lifted) => {
-                if lifted == Result32::DivideError && *native == Result32::DivideError {
-                    divide_errors += 1;
+        for way in [Way::Compiled, Way::RunTimeTier] {
+            match run_lifted(&state, case, stack, way) {
+                Ok(lifted) => {
+                    if lifted == Result32::DivideError && *native == Result32::DivideError && way == Way::Compiled {
+                        divide_errors += 1;
+                    }
+                    if let Some(f) = compare(case, native, &lifted) {
+                        failures.push(format!("{way:?}: {f}"));
+                        failed_templates.push(case.name);
+                    }
                 }
-                if let Some(f) = compare(case, native, &lifted) {
-                    failures.push(f);
+                Err(e) => {
+                    failures.push(format!("{way:?}: {}\n  {e}", describe(case)));
                     failed_templates.push(case.name);
                 }
-            }
-            Err(e) => {
-                failures.push(format!("{}\n  {e}", describe(case)));
-                failed_templates.push(case.name);
             }
         }
     }

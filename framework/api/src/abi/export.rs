@@ -170,6 +170,12 @@ pub fn serve_guest<G: GuestPlugin>(guest: &G, request: &[u8]) -> Vec<u8> {
             functions,
             options,
         } => ok(guest.lift(&*image(i)?, entry, &functions, &options)),
+        Request::LiftUncovered {
+            image: i,
+            functions,
+            covered,
+            options,
+        } => ok(guest.lift_uncovered(&*image(i)?, &functions, &covered, &options)),
         Request::RuntimeSources { platform, options } => ok(guest.runtime_sources(&platform, &options)),
         _ => Err(Fault::WrongKind),
     })
@@ -394,6 +400,15 @@ mod tests {
                 diagnostics: Vec::new(),
                 listing: Vec::new(),
             }
+        }
+        fn lift_uncovered(
+            &self,
+            _: &crate::GuestImage,
+            _: &std::collections::BTreeSet<GuestAddr>,
+            _: &std::collections::BTreeSet<GuestAddr>,
+            _: &GuestOptions,
+        ) -> Vec<crate::LiftResult> {
+            Vec::new()
         }
         fn runtime_sources(&self, _: &str, _: &GuestOptions) -> Result<Vec<crate::SourceFile>, crate::GuestError> {
             Ok(Vec::new())

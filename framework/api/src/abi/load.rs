@@ -741,6 +741,21 @@ impl GuestPlugin for DynGuest {
         })
     }
 
+    fn lift_uncovered(
+        &self,
+        image: &GuestImage,
+        functions: &BTreeSet<GuestAddr>,
+        covered: &BTreeSet<GuestAddr>,
+        options: &GuestOptions,
+    ) -> Vec<LiftResult> {
+        self.call_with_image("lift_uncovered", image, |image| Request::LiftUncovered {
+            image,
+            functions: Cow::Borrowed(functions),
+            covered: Cow::Borrowed(covered),
+            options: Cow::Borrowed(options),
+        })
+    }
+
     fn runtime_sources(&self, platform: &str, options: &GuestOptions) -> Result<Vec<SourceFile>, GuestError> {
         let request = Request::RuntimeSources {
             platform: Cow::Borrowed(platform),

@@ -48,7 +48,8 @@ pub use shared::{layout_key, refuse_shared, serve_guest_shared, serve_pass_share
 /// Version 2: `GuestPlugin::load` and `memory_model` take the platform and the guest options;
 /// `GuestPlugin::convert_image`; `GuestPlugin::externs` answers `Externs` (the implemented and the
 /// missing imports) instead of failing on a missing one.
-pub const API_VERSION: u32 = 2;
+/// Version 3: `GuestPlugin::lift_uncovered` (the run-time tier's instructions).
+pub const API_VERSION: u32 = 3;
 
 /// The version of the byte format requests and answers use. It changes whenever a type that
 /// crosses the boundary (the IR included) changes shape, so that a plugin never decodes bytes
@@ -63,7 +64,8 @@ pub const API_VERSION: u32 = 2;
 /// Version 6: `HelperDecl::touches`; `HostDesc::recommended_passes`; `Codegen::state_in_locals`.
 /// Version 7: the IR's `InstKind::Kill` (flat tag 20); `Program::flag_transparent` and
 /// `Externs::flag_transparent`.
-pub const WIRE_VERSION: u32 = 7;
+/// Version 8: `Request::LiftUncovered` (`GuestPlugin::lift_uncovered`, the run-time tier).
+pub const WIRE_VERSION: u32 = 8;
 
 /// The symbol abi_stable looks up in a plugin library. The export macros must spell it out,
 /// because a `macro_rules!` cannot build an identifier from a constant; a test checks that it is

@@ -169,6 +169,17 @@ pub enum Request<'a> {
         /// The guest options.
         options: Cow<'a, GuestOptions>,
     },
+    /// [`GuestPlugin::lift_uncovered`](crate::GuestPlugin::lift_uncovered).
+    LiftUncovered {
+        /// The image.
+        image: ImageRef<'a>,
+        /// Every discovered function.
+        functions: Cow<'a, BTreeSet<GuestAddr>>,
+        /// Every instruction of the lifted functions.
+        covered: Cow<'a, BTreeSet<GuestAddr>>,
+        /// The guest options.
+        options: Cow<'a, GuestOptions>,
+    },
     /// [`GuestPlugin::runtime_sources`](crate::GuestPlugin::runtime_sources).
     RuntimeSources {
         /// The platform.

@@ -189,6 +189,16 @@ pub(crate) fn lift_function(walker: &Walker<'_>, entry: GuestAddr) -> LiftResult
     lifted
 }
 
+/// The instruction at `addr` lifted alone for the run-time tier (`rpt_api::tier`), by the same
+/// lift functions and after-pass as a function's instructions; `None` when nothing decodes there.
+pub(crate) fn lift_instruction(walker: &Walker<'_>, addr: GuestAddr) -> Option<LiftResult> {
+    let mut lifted = lift::lift_instruction(walker, addr, &state::state_desc(), |b, lifting| {
+        lifting.lift_blocks(Lifter { b, pc: addr })
+    })?;
+    cached::drop_known_cached_folds(&mut lifted.function);
+    Some(lifted)
+}
+
 impl<'f> InsnLifter<'f, Ppc> for Lifter<'f> {
     const PC_TYPE: Type = Type::I32;
 

@@ -127,21 +127,42 @@ impl Lifter<'_> {
 /// Lifts the function at `entry`.
 pub(crate) fn lift_function(walker: &Walker<'_>, entry: GuestAddr, ret_eip: bool) -> LiftResult {
     lift::lift_function(walker, entry, &crate::state::state_desc(), |b, lifting| {
-        let eh = &walker.isa().eh;
-        lifting.lift_blocks(FunctionLifter {
-            lx: Lifter {
-                b,
-                pc: entry,
-                ret_eip,
-                last_compare: None,
-            },
-            disasm: Disassembler::new(),
-            saved_index: None,
-            eh_entry: eh.owns_landing_pads(entry).then_some(entry),
-            eh_return: !eh.is_empty(),
-            sets_esp_from_ecx: false,
-        })
+        lifting.lift_blocks(function_lifter(walker, b, entry, ret_eip))
     })
+}
+
+/// The instruction at `addr` lifted alone for the run-time tier (`rpt_api::tier`), by the same
+/// lifter as a function's instructions; `None` when nothing decodes there. An instruction alone
+/// owns no landing pads: a function that has them is an entry of its own, never tier code.
+pub(crate) fn lift_instruction(walker: &Walker<'_>, addr: GuestAddr, ret_eip: bool) -> Option<LiftResult> {
+    lift::lift_instruction(walker, addr, &crate::state::state_desc(), |b, lifting| {
+        let mut lifter = function_lifter(walker, b, addr, ret_eip);
+        lifter.eh_entry = None;
+        lifting.lift_blocks(lifter)
+    })
+}
+
+/// The lifter of the function at `entry` (or of one instruction there).
+fn function_lifter<'f>(
+    walker: &Walker<'_>,
+    b: FunctionBuilder<'f>,
+    entry: GuestAddr,
+    ret_eip: bool,
+) -> FunctionLifter<'f> {
+    let eh = &walker.isa().eh;
+    FunctionLifter {
+        lx: Lifter {
+            b,
+            pc: entry,
+            ret_eip,
+            last_compare: None,
+        },
+        disasm: Disassembler::new(),
+        saved_index: None,
+        eh_entry: eh.owns_landing_pads(entry).then_some(entry),
+        eh_return: !eh.is_empty(),
+        sets_esp_from_ecx: false,
+    }
 }
 
 /// The x86 lifter as the shared loop drives it.
