@@ -67,40 +67,67 @@ pub fn uncovered_instructions<I: Isa>(walker: &Walker<'_, I>, covered: &BTreeSet
     found
 }
 
-/// The constants of `function` in a fixed order: its entry, then block by block each `iconst`'s
-/// value and each `mark`'s address. These are what instructions of one form may differ in.
-pub fn constants(function: &Function) -> Vec<u64> {
-    let mut copy = function.clone();
-    constant_places(&mut copy).into_iter().map(|c| *c).collect()
+/// Where a constant of a function sits: what [`constant_places`] lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstantPlace {
+    /// The function's entry address.
+    Entry,
+    /// Instruction `index` of block `block`: an `iconst`'s value or a `mark`'s address.
+    Inst {
+        /// The block's index.
+        block: usize,
+        /// The instruction's index in the block.
+        index: usize,
+    },
 }
 
-/// `function` with its constants (in [`constants`]' order) replaced by `values`; `None` when
-/// `values` has another length than the function has constants.
-pub fn with_constants(function: &Function, values: &[u64]) -> Option<Function> {
-    let mut out = function.clone();
-    let mut places = constant_places(&mut out);
-    if places.len() != values.len() {
-        return None;
-    }
-    for (place, &value) in places.iter_mut().zip(values) {
-        **place = value;
-    }
-    Some(out)
-}
-
-fn constant_places(function: &mut Function) -> Vec<&mut u64> {
-    let Function { entry, blocks, .. } = function;
-    let mut places = vec![&mut entry.0];
-    for block in blocks.iter_mut() {
-        for inst in block.insts.iter_mut() {
-            match &mut inst.kind {
-                InstKind::Iconst { imm, .. } => places.push(imm),
-                InstKind::Mark { pc } => places.push(&mut pc.0),
-                _ => {}
+/// The places of `function`'s constants in a fixed order: its entry, then block by block each
+/// `iconst`'s value and each `mark`'s address. These are what instructions of one form may
+/// differ in; every other function here and the C emitter's forms go by this order.
+pub fn constant_places(function: &Function) -> Vec<ConstantPlace> {
+    let mut places = vec![ConstantPlace::Entry];
+    for (block, data) in function.blocks.iter().enumerate() {
+        for (index, inst) in data.insts.iter().enumerate() {
+            if matches!(inst.kind, InstKind::Iconst { .. } | InstKind::Mark { .. }) {
+                places.push(ConstantPlace::Inst { block, index });
             }
         }
     }
     places
+}
+
+fn constant_at(function: &mut Function, place: ConstantPlace) -> Option<&mut u64> {
+    match place {
+        ConstantPlace::Entry => Some(&mut function.entry.0),
+        ConstantPlace::Inst { block, index } => match &mut function.blocks.get_mut(block)?.insts.get_mut(index)?.kind {
+            InstKind::Iconst { imm, .. } => Some(imm),
+            InstKind::Mark { pc } => Some(&mut pc.0),
+            _ => None,
+        },
+    }
+}
+
+/// The constants of `function`, in [`constant_places`]' order.
+pub fn constants(function: &Function) -> Vec<u64> {
+    let mut copy = function.clone();
+    constant_places(function)
+        .into_iter()
+        .filter_map(|place| constant_at(&mut copy, place).map(|c| *c))
+        .collect()
+}
+
+/// `function` with its constants (in [`constant_places`]' order) replaced by `values`; `None`
+/// when `values` has another length than the function has constants.
+pub fn with_constants(function: &Function, values: &[u64]) -> Option<Function> {
+    let places = constant_places(function);
+    if places.len() != values.len() {
+        return None;
+    }
+    let mut out = function.clone();
+    for (place, &value) in places.into_iter().zip(values) {
+        *constant_at(&mut out, place)? = value;
+    }
+    Some(out)
 }
 
 /// Instructions that share their code: their IR with the constants they all agree on in place.
@@ -108,7 +135,7 @@ fn constant_places(function: &mut Function) -> Vec<&mut u64> {
 pub struct Form {
     /// The shared IR; its constants at the positions in `varying` are 0.
     pub shape: Function,
-    /// The positions, in [`constants`]' order, of the constants the instructions differ in.
+    /// The positions, in [`constant_places`]' order, of the constants the instructions differ in.
     pub varying: Vec<usize>,
 }
 

@@ -10,7 +10,7 @@ use rpt_ir::GuestAddr;
 use crate::queries::{ProgramFacts, guest_plugin};
 use crate::{
     CoreError, FunctionId, RptDb, Session, cpu_header, function_c, function_table_c, image_c, lifted_function,
-    listing_text, optimized_function, pass_reports, program_facts, shard_ir_text, shard_text,
+    listing_text, optimized_function, pass_reports, program_facts, shard_ir_text, shard_text, tier_c,
 };
 
 /// A step of generation, for progress and timings.
@@ -245,6 +245,11 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
         contents: rpt_emit_c::missing_import_stubs_source(&facts.missing_imports, &facts.import_stubs),
     });
     compile_units.push("imports.c".into());
+    files.push(GeneratedFile {
+        path: "tier.c".into(),
+        contents: tier_c(db, s).clone()?.as_ref().clone(),
+    });
+    compile_units.push("tier.c".into());
     files.push(GeneratedFile {
         path: s.listing_name(db).clone(),
         contents: listing_text(db, s).clone()?.as_ref().clone(),

@@ -26,5 +26,6 @@ pub use queries::{
     ORIGINAL_SPAN_LIMIT, ProgramFacts, cpu_header, enabled_passes, function_after_passes, function_c,
     function_override, function_table_c, guest_image, image_c, lifted_function, listing_text, optimized_function,
     original_bytes_sha256, pass_reports, program_analysis, program_facts, recipe_overrides, shard_ir_text, shard_text,
+    tier_c,
 };
 pub use registry::Registry;

@@ -521,6 +521,25 @@ pub fn function_calls_state_use<'db>(
     Ok(Arc::new(uses.calls_of(&func)))
 }
 
+/// What the C of this generation is emitted against, with `calls` for the code being emitted.
+fn emit_context<'a>(
+    db: &'a dyn Db,
+    s: Session,
+    facts: &'a ProgramFacts,
+    calls: &'a rpt_emit_c::CallStateUse,
+) -> EmitContext<'a> {
+    EmitContext {
+        state: &facts.state,
+        helpers: &facts.helpers,
+        externs: &facts.externs,
+        memory: &facts.memory,
+        listing_name: s.listing_name(db),
+        memarg: codegen_options(db, s).memory_base_argument,
+        state_in_locals: codegen_options(db, s).state_in_locals,
+        calls,
+    }
+}
+
 /// One function's C definition (for an overridden function, a call to its replacement).
 #[salsa::tracked(returns(ref))]
 pub fn function_c<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> Result<Arc<EmittedFunction>, CoreError> {
@@ -535,16 +554,7 @@ pub fn function_c<'db>(db: &'db dyn Db, s: Session, f: FunctionId<'db>) -> Resul
     let func = optimized_function(db, s, f).clone()?;
     let facts = program_facts(db, s).clone()?;
     let calls = function_calls_state_use(db, s, f).clone()?;
-    let ctx = EmitContext {
-        state: &facts.state,
-        helpers: &facts.helpers,
-        externs: &facts.externs,
-        memory: &facts.memory,
-        listing_name: s.listing_name(db),
-        memarg: codegen_options(db, s).memory_base_argument,
-        state_in_locals: codegen_options(db, s).state_in_locals,
-        calls: &calls,
-    };
+    let ctx = emit_context(db, s, &facts, &calls);
     rpt_emit_c::emit_function(&func, &ctx)
         .map(Arc::new)
         .map_err(|e| CoreError::Emit {
@@ -640,6 +650,48 @@ pub fn function_table_c(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreErro
 pub fn image_c(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreError> {
     let image = guest_image(db, s).clone()?;
     Ok(Arc::new(rpt_emit_c::image_source(&image)))
+}
+
+/// The generated `tier.c`: the run-time tier's instructions (`rpt_api::tier`), every instruction
+/// of the executable segments that no lifted function holds, lifted alone by the guest and
+/// grouped into forms; empty tables when the recipe turns the tier off.
+#[salsa::tracked(returns(ref))]
+pub fn tier_c(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreError> {
+    let facts = program_facts(db, s).clone()?;
+    let mut instructions = Vec::new();
+    if s.recipe(db).run_time_tier {
+        let guest = guest_plugin(db, s)?;
+        let image = guest_image(db, s).clone()?;
+        let mut covered = BTreeSet::new();
+        for addr in &facts.functions {
+            let lifted = lifted_function(db, s, FunctionId::new(db, *addr)).clone()?;
+            covered.extend(lifted.listing.iter().map(|(at, _)| *at));
+        }
+        for lifted in guest.lift_uncovered(&image, &facts.functions, &covered, guest_options(db, s)) {
+            let ctx = VerifyContext {
+                state: &facts.state,
+                helpers: Some(&facts.helpers),
+                // A tier instruction may call any address: the tier finds what is there.
+                callees: None,
+            };
+            let addr = lifted.function.entry;
+            verify_function(&lifted.function, ctx).map_err(|e| CoreError::BadLift {
+                function: addr,
+                errors: e.to_string(),
+                text: function_to_string(&lifted.function, &facts.state),
+            })?;
+            instructions.push((addr, lifted.function));
+        }
+    }
+    let forms = rpt_api::tier::group_forms(&instructions);
+    // The tier keeps the state in `struct cpu`; `tier_source` emits its forms that way.
+    let ctx = emit_context(db, s, &facts, &rpt_emit_c::state_use::UNKNOWN_CALLS);
+    rpt_emit_c::tier_source(&forms, &facts.functions, &ctx)
+        .map(Arc::new)
+        .map_err(|e| CoreError::Emit {
+            function: GuestAddr(0),
+            message: format!("the run-time tier: {e}"),
+        })
 }
 
 /// The listing: every lifted guest instruction with its disassembly.

@@ -101,7 +101,12 @@ fn extern_bridge(symbol: &str) -> String {
 
 /// Prototypes for the functions and externs at `addrs`, each symbol once, in address order; with
 /// MEMARG, also the `_m` entry of every lifted function among them.
-fn prototypes(out: &mut String, addrs: &BTreeSet<GuestAddr>, externs: &BTreeMap<GuestAddr, String>, memarg: bool) {
+pub(crate) fn prototypes(
+    out: &mut String,
+    addrs: &BTreeSet<GuestAddr>,
+    externs: &BTreeMap<GuestAddr, String>,
+    memarg: bool,
+) {
     let mut seen = BTreeSet::new();
     for addr in addrs {
         let name = symbol(*addr, externs);

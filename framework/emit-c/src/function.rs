@@ -65,7 +65,7 @@ const LOOP_WEIGHT: u64 = 8;
 
 /// Emits one function as a C definition, per `docs/c-abi.md`.
 pub fn emit_function(func: &Function, ctx: &EmitContext) -> Result<EmittedFunction, EmitError> {
-    let mut e = FnEmitter::new(func, ctx)?;
+    let mut e = FnEmitter::new(func, ctx, None)?;
     e.emit_body()?;
     Ok(e.finish())
 }
@@ -145,10 +145,48 @@ struct FnEmitter<'a> {
     read_locals: BTreeSet<SlotId>,
     /// Per value, the base and displacement of the near access it can address ([`crate::near`]).
     near: Vec<Option<(Value, i64)>>,
+    /// Emitting a form of the run-time tier rather than a function ([`crate::tier`]).
+    tier: Option<&'a TierForm<'a>>,
+}
+
+/// What makes a form of the run-time tier's code differ from a function's ([`crate::tier`]): its
+/// varying constants are read from `p`, and control that leaves the instruction is handed back
+/// to the tier's loop as the address to go on at (`RPT_TIER_RETURN` for a return).
+pub(crate) struct TierForm<'a> {
+    /// The C function's name.
+    pub name: String,
+    /// The `p[k]` each varying `iconst` reads, by the value it defines.
+    pub params: BTreeMap<Value, usize>,
+    /// The `p[k]` holding the instruction's address, when it varies.
+    pub entry: Option<usize>,
+    /// The lifted functions: a direct call of one is a call by name, of anything else a call
+    /// through the tier (`rpt_tier_run`).
+    pub functions: &'a BTreeSet<GuestAddr>,
+}
+
+/// Emits one form of the run-time tier as a C function `uint64_t name(c, mb, p)`.
+pub(crate) fn emit_tier_form(
+    func: &Function,
+    ctx: &EmitContext,
+    form: &TierForm<'_>,
+) -> Result<EmittedFunction, EmitError> {
+    let mut e = FnEmitter::new(func, ctx, Some(form))?;
+    e.emit_body()?;
+    Ok(e.finish())
 }
 
 impl<'a> FnEmitter<'a> {
-    fn new(func: &'a Function, ctx: &'a EmitContext<'a>) -> Result<FnEmitter<'a>, EmitError> {
+    fn new(
+        func: &'a Function,
+        ctx: &'a EmitContext<'a>,
+        tier: Option<&'a TierForm<'a>>,
+    ) -> Result<FnEmitter<'a>, EmitError> {
+        // A near access folds its displacement into the C as a literal, and a tier form's varying
+        // constants are read from `p` at run time: there every access is computed in full.
+        let near = match tier {
+            Some(_) => vec![None; func.value_types.len()],
+            None => crate::near::near_addresses(func, ctx.memory.address_bits),
+        };
         let mut e = FnEmitter {
             func,
             ctx,
@@ -166,7 +204,8 @@ impl<'a> FnEmitter<'a> {
             dirty: BTreeSet::new(),
             live_in: Vec::new(),
             read_locals: BTreeSet::new(),
-            near: crate::near::near_addresses(func, ctx.memory.address_bits),
+            near,
+            tier,
         };
         if func.blocks.is_empty() {
             return Err(e.malformed("the function has no blocks".to_string()));
@@ -364,6 +403,10 @@ impl<'a> FnEmitter<'a> {
 
     fn line_directive(&mut self, pc: u64) {
         self.flush_line();
+        // A form's instructions are many, at many addresses: none of them is its line.
+        if self.tier.is_some() {
+            return;
+        }
         // DWARF line numbers are 32 bits and clang rejects larger `#line` numbers.
         if pc <= u64::from(u32::MAX) {
             let _ = writeln!(self.body, "#line {pc} {}", c_string(self.ctx.listing_name));
@@ -412,10 +455,18 @@ impl<'a> FnEmitter<'a> {
     fn finish(self) -> EmittedFunction {
         let mut text = String::new();
         let entry = self.func.entry;
-        if entry.0 <= u64::from(u32::MAX) {
+        if let Some(form) = self.tier {
+            let _ = writeln!(
+                text,
+                "static uint64_t {}(struct cpu *restrict c, uint8_t *mb, const uint64_t *p)\n{{\n\t(void)mb;\n\t(void)p;",
+                form.name
+            );
+        } else if entry.0 <= u64::from(u32::MAX) {
             let _ = writeln!(text, "#line {} {}", entry.0, c_string(self.ctx.listing_name));
         }
-        if self.ctx.memarg {
+        if self.tier.is_some() {
+            // The header is written above.
+        } else if self.ctx.memarg {
             let _ = writeln!(
                 text,
                 "void {}(struct cpu *restrict c, uint8_t *mb)\n{{",
@@ -450,7 +501,7 @@ impl<'a> FnEmitter<'a> {
         }
         text.push_str(&self.body);
         text.push_str("}\n");
-        if self.ctx.memarg {
+        if self.ctx.memarg && self.tier.is_none() {
             // The plain entry the function table, the runtime and overrides call. Not a tail call:
             // musttail needs the callee's signature to match.
             let _ = writeln!(
@@ -493,7 +544,11 @@ impl<'a> FnEmitter<'a> {
                 if !ty.is_int() {
                     return Err(self.malformed(format!("iconst of {ty}")));
                 }
-                self.define(result, int_literal(*ty, *imm))
+                let param = self.tier.zip(result).and_then(|(form, v)| form.params.get(&v).copied());
+                match param {
+                    Some(k) => self.define(result, format!("({})p[{k}]", c_type(*ty))),
+                    None => self.define(result, int_literal(*ty, *imm)),
+                }
             }
             InstKind::Fconst { ty, bits } => {
                 let e = self.fconst(*ty, *bits)?;
@@ -1165,9 +1220,12 @@ impl<'a> FnEmitter<'a> {
     /// call: a path on which the callee leaves it alone must find the caller's value there.
     /// Otherwise neither version matters, and the local stays as it was, unread until written.
     fn call_hands_over(&self, target: &CallTarget, cont: &BlockCall) -> Option<(BTreeSet<SlotId>, BTreeSet<SlotId>)> {
-        let callee = match self.light_indirect_call(target) {
-            Some(light) => light,
-            None => self.ctx.calls.of(target)?,
+        let callee = match (self.light_indirect_call(target), target) {
+            (Some(light), _) => light,
+            // Without MEMARG an indirect call is emitted once, and its target may run in the
+            // run-time tier, which may touch any register: it hands over everything.
+            (None, CallTarget::Indirect(_)) => return None,
+            (None, CallTarget::Direct(_)) => self.ctx.calls.of(target)?,
         };
         let after = self.live_in.get(cont.block.index());
         let live_after = |w: &SlotId| after.is_none_or(|l| l.contains(w));
@@ -1267,11 +1325,19 @@ impl<'a> FnEmitter<'a> {
     /// For an indirect call emitted in two versions (`state_use::ProgramStateUse` says why), what
     /// the version for a target in the direct table hands over; the dirty locals the other
     /// version writes back are clean after either. `None` for a call emitted once.
+    ///
+    /// Every indirect call that hands over less than everything is emitted twice, not only those
+    /// with a light union: a target with no lifted function runs in the run-time tier, which may
+    /// read and write any register, so the version for a target outside the direct table hands
+    /// over everything (the union of the address-taken functions is only what lifted targets use).
     fn light_indirect_call(&self, target: &CallTarget) -> Option<&StateUse> {
         match target {
-            CallTarget::Indirect(_) if self.ctx.memarg && !self.locals.is_empty() => {
-                self.ctx.calls.indirect_light.as_ref()
-            }
+            CallTarget::Indirect(_) if self.ctx.memarg && !self.locals.is_empty() => self
+                .ctx
+                .calls
+                .indirect_light
+                .as_ref()
+                .or(self.ctx.calls.indirect.as_ref()),
             _ => None,
         }
     }
@@ -1556,6 +1622,12 @@ impl<'a> FnEmitter<'a> {
     }
 
     fn terminator(&mut self, term: &Terminator) -> Result<(), EmitError> {
+        if let Some(form) = self.tier
+            && let Some(s) = self.tier_terminator(form, term)?
+        {
+            self.stmt(s);
+            return Ok(());
+        }
         // Everything but a jump within the function lets code outside it see the state: a call
         // what its callee may read or write, anything else all of it.
         if let Terminator::Call { target, cont } = term
@@ -1676,6 +1748,79 @@ impl<'a> FnEmitter<'a> {
         };
         self.stmt(s);
         Ok(())
+    }
+}
+
+impl FnEmitter<'_> {
+    /// How a form of the run-time tier ends where control leaves its instruction (`None`: as a
+    /// function would, for jumps within it and for exits to the runtime). A form keeps the state
+    /// in `struct cpu`, so nothing is written back first. A call of a lifted function or an
+    /// extern is the call compiled code makes; a call of anything else runs in the tier
+    /// (`rpt_tier_run`, which calls a compiled function when one is there). Any other way out
+    /// hands the tier's loop the address to go on at: a return is `RPT_TIER_RETURN`, and the loop
+    /// decides whether a tail jump's target is compiled.
+    fn tier_terminator(&mut self, form: &TierForm<'_>, term: &Terminator) -> Result<Option<String>, EmitError> {
+        let s = match term {
+            Terminator::Exit {
+                pc,
+                reason: ExitReason::Unlifted,
+            } => {
+                self.int(*pc)?;
+                format!("return {pc};")
+            }
+            Terminator::Return => "return RPT_TIER_RETURN;".to_string(),
+            Terminator::Call { target, cont } => {
+                let call = self.tier_call(form, target)?;
+                format!("{call} {}", self.jump(cont)?)
+            }
+            Terminator::TailCall {
+                target: CallTarget::Direct(addr),
+            } if form.functions.contains(addr) || self.ctx.externs.contains_key(addr) => {
+                let call = self.tier_call(form, &CallTarget::Direct(*addr))?;
+                format!("{call} return RPT_TIER_RETURN;")
+            }
+            Terminator::TailCall {
+                target: CallTarget::Direct(addr),
+            } => format!("return {:#x}ull;", addr.0),
+            Terminator::TailCall {
+                target: CallTarget::Indirect(v),
+            } => {
+                self.int(*v)?;
+                format!("return {v};")
+            }
+            Terminator::Unreachable => {
+                let entry = match form.entry {
+                    Some(k) => format!("p[{k}]"),
+                    None => format!("{:#x}ull", self.func.entry.0),
+                };
+                format!("rpt_unreachable(c, {entry});")
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(s))
+    }
+
+    /// A call from a form: by name for a lifted function or an extern, else through the tier.
+    fn tier_call(&mut self, form: &TierForm<'_>, target: &CallTarget) -> Result<String, EmitError> {
+        self.uses_memory_base = true;
+        match target {
+            CallTarget::Direct(addr) if self.ctx.externs.contains_key(addr) => {
+                Ok(format!("{}(c);", self.callee(*addr)?))
+            }
+            CallTarget::Direct(addr) if form.functions.contains(addr) => {
+                self.callees.insert(*addr);
+                if self.ctx.memarg {
+                    Ok(format!("{}(c, mb);", memarg_name(*addr)))
+                } else {
+                    Ok(format!("{}(c);", addr.function_name()))
+                }
+            }
+            CallTarget::Direct(addr) => Ok(format!("rpt_tier_run(c, mb, {:#x}ull);", addr.0)),
+            CallTarget::Indirect(v) => {
+                self.int(*v)?;
+                Ok(format!("rpt_tier_run(c, mb, {v});"))
+            }
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 //! - [`emit_function`] turns one lifted function into one C function definition.
 //! - [`shard_source`], [`cpu_header`], [`function_table`], [`image_source`] and
 //!   [`listing`] write the files of a generation's `src/`.
+//! - [`tier_source`] writes `tier.c`, the run-time tier's instructions as C.
 //! - [`shard_of`] places a function in a shard by a hash of its address, so adding a
 //!   function never moves another one (and never invalidates another shard's object).
 
@@ -18,6 +19,7 @@ mod files;
 mod function;
 mod near;
 pub mod state_use;
+mod tier;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -30,6 +32,7 @@ pub use files::{
 };
 pub use function::{emit_function, emit_override};
 pub use state_use::CallStateUse;
+pub use tier::tier_source;
 
 /// Hex sha256 of the emitter's own sources; part of every object cache key and manifest,
 /// so C written by an older emitter is never mistaken for C written by this one.

@@ -103,6 +103,9 @@ pub fn canonical_form(recipe: &Recipe, image_sha256: &str) -> String {
     if recipe.strict_imports {
         line(&mut out, "strict_imports");
     }
+    if !recipe.run_time_tier {
+        line(&mut out, "no_run_time_tier");
+    }
     for (name, stub) in &recipe.import_stubs {
         let error = stub.last_error.map(|e| format!(" last_error {e}")).unwrap_or_default();
         line(

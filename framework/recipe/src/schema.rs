@@ -67,6 +67,12 @@ pub struct Recipe {
     /// real CPU would fault, and each place is a warning (DESIGN.md §12).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub strict_lifting: bool,
+    /// Whether the generated program runs guest code no lifted function holds in the run-time tier
+    /// (`rpt_api::tier`: code discovery missed, reached through a pointer computed at run time).
+    /// On by default; `false` leaves the tier out, and then control reaching such code stops the
+    /// program there, naming the address and the caller.
+    #[serde(default = "default_true", skip_serializing_if = "Clone::clone")]
+    pub run_time_tier: bool,
     /// Whether an import the platform does not implement stops the build, as an error listing every
     /// one. By default (`false`) each becomes a stub that stops the program, naming the import and
     /// its caller, only if it is called; each is a warning.

@@ -407,6 +407,15 @@ fn default_values_written_out_do_not_change_the_digest() {
 }
 
 #[test]
+fn the_run_time_tier_is_on_unless_the_recipe_says_no_and_only_off_is_in_the_digest() {
+    let bare = parse(path(), &minimal("")).expect("parses");
+    let off = parse(path(), &minimal("run_time_tier: false")).expect("parses");
+    assert!(bare.run_time_tier && !off.run_time_tier);
+    assert!(!canonical_form(&bare, HASH_A).contains("run_time_tier"));
+    assert!(canonical_form(&off, HASH_A).lines().any(|l| l == "no_run_time_tier"));
+}
+
+#[test]
 fn strict_lifting_is_in_the_digest_only_when_on() {
     let bare = parse(path(), &minimal("")).expect("parses");
     let strict = parse(path(), &minimal("strict_lifting: true")).expect("parses");

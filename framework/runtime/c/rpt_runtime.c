@@ -585,20 +585,96 @@ rpt_fn rpt_lookup(uint64_t pc)
 	return f ? f->fn : NULL;
 }
 
+/* ---------------------------------------------------------------- the run-time tier */
+
+/* A program built without tier.c (a test that links lifted functions alone) has no tier: these
+ * weak, empty tables stand in for it. */
+__attribute__((weak)) const rpt_tier_form rpt_tier_forms[1] = { 0 };
+__attribute__((weak)) const struct rpt_tier_insn rpt_tier_insns[1] = { { 0, 0, 0 } };
+__attribute__((weak)) const size_t rpt_tier_insn_count = 0;
+__attribute__((weak)) const uint64_t rpt_tier_params[1] = { 0 };
+
+static const struct rpt_tier_insn *rpt_tier_find(uint64_t pc)
+{
+	size_t lo = 0, hi = rpt_tier_insn_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t at = rpt_tier_insns[mid].pc;
+		if (at == pc)
+			return &rpt_tier_insns[mid];
+		if (at < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Guest instructions the tier ran, for the report at exit. */
+static uint64_t rpt_tier_executed;
+
+void rpt_tier_run(struct cpu *c, uint8_t *mb, uint64_t pc)
+{
+	for (;;) {
+		const struct rpt_function *f = rpt_find(pc);
+		if (f) {
+			if (f->fn_m)
+				f->fn_m(c, mb);
+			else
+				f->fn(c);
+			return;
+		}
+		const struct rpt_tier_insn *insn = rpt_tier_find(pc);
+		if (!insn)
+			rpt_exit(c, pc, RPT_EXIT_UNLIFTED);
+		rpt_tier_executed++;
+		pc = rpt_tier_forms[insn->form](c, mb, &rpt_tier_params[insn->params]);
+		if (pc == RPT_TIER_RETURN)
+			return;
+	}
+}
+
+/* What an indirect call of an address with no lifted function calls instead: the tier, from the
+ * address rpt_resolve(_m) found nothing at. Generated code calls what resolve returns at once,
+ * with nothing in between, so one pending address is enough. */
+static uint64_t rpt_tier_pending;
+
+static void rpt_tier_entry_m(struct cpu *restrict c, uint8_t *mb)
+{
+	rpt_tier_run(c, mb, rpt_tier_pending);
+}
+
+static void rpt_tier_entry(struct cpu *restrict c)
+{
+	rpt_tier_run(c, rpt_mem, rpt_tier_pending);
+}
+
+/* Whether the tier has an instruction at `pc`: then a miss runs there instead of stopping. */
+static int rpt_tier_has(uint64_t pc)
+{
+	return rpt_tier_find(pc) != NULL;
+}
+
 rpt_fn rpt_resolve(struct cpu *c, uint64_t pc)
 {
 	rpt_fn fn = rpt_lookup(pc);
-	if (!fn)
+	if (fn)
+		return fn;
+	if (!rpt_tier_has(pc))
 		rpt_exit(c, pc, RPT_EXIT_UNLIFTED);
-	return fn;
+	rpt_tier_pending = pc;
+	return rpt_tier_entry;
 }
 
 rpt_fn_m rpt_resolve_m(struct cpu *c, uint64_t pc)
 {
 	const struct rpt_function *f = rpt_find(pc);
-	if (!f || !f->fn_m)
+	if (f && f->fn_m)
+		return f->fn_m;
+	if (f || !rpt_tier_has(pc))
 		rpt_exit(c, pc, RPT_EXIT_UNLIFTED);
-	return f->fn_m;
+	rpt_tier_pending = pc;
+	return rpt_tier_entry_m;
 }
 
 void rpt_dispatch(struct cpu *c, uint64_t pc)

@@ -136,6 +136,29 @@ enum {
 	RPT_EXIT_UNLIFTABLE = 6
 };
 
+/* The run-time tier (generated tier.c; rpt_api::tier; docs/c-abi.md, "The run-time tier"): guest
+ * code no lifted function holds, one instruction at a time. Each instruction is a row naming its
+ * form (a C function written by the same emitter as lifted code) and where its constants start
+ * in rpt_tier_params. A form runs one instruction on `struct cpu` and answers where to go on:
+ * a guest address, or RPT_TIER_RETURN when the instruction returned to the caller. */
+#define RPT_TIER_RETURN UINT64_MAX
+typedef uint64_t (*rpt_tier_form)(struct cpu *restrict c, uint8_t *mb, const uint64_t *p);
+struct rpt_tier_insn {
+	uint64_t pc;
+	uint32_t form;
+	uint32_t params;
+};
+extern const rpt_tier_form rpt_tier_forms[];
+extern const struct rpt_tier_insn rpt_tier_insns[];
+extern const size_t rpt_tier_insn_count;
+extern const uint64_t rpt_tier_params[];
+
+/* Runs the guest from `pc` until it returns to the caller of the code there: the compiled
+ * function at `pc` if there is one, else the tier's instructions, calling compiled functions
+ * wherever control reaches one (a tail jump into one ends the run when it returns). An address
+ * with neither stops the program (exit unlifted). */
+void rpt_tier_run(struct cpu *c, uint8_t *mb, uint64_t pc);
+
 /* Dispatch and exits (rpt_runtime.c). */
 rpt_fn rpt_lookup(uint64_t pc);
 rpt_fn rpt_resolve(struct cpu *c, uint64_t pc);

@@ -23,7 +23,7 @@ CC_PE=${CC_PE:-i686-w64-mingw32-gcc}
 CC_I386=${CC_I386:-gcc}
 CC_X86_64=${CC_X86_64:-clang-19}
 CC_PPC=${CC_PPC:-powerpc-linux-gnu-gcc}
-PROGRAMS="vm lz physics calls"
+PROGRAMS="vm lz physics calls computed"
 
 COMMON="-O2 -m32 -march=i686 -fno-asynchronous-unwind-tables -Wall -Wextra"
 # shellcheck source=../ppc/common.sh
