@@ -89,7 +89,7 @@ fn command_output(argv: &[String]) -> Result<Output, String> {
 }
 
 /// Runs `cmd` from the workspace root with `stdin` as its standard input, capturing its output.
-fn output_with_input(mut cmd: Command, stdin: &[u8]) -> std::io::Result<Output> {
+pub fn output_with_input(mut cmd: Command, stdin: &[u8]) -> std::io::Result<Output> {
     cmd.current_dir(workspace_root())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

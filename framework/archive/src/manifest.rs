@@ -79,6 +79,10 @@ pub struct Manifest {
     /// stub that stops the program if it is called.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stubbed_imports: Vec<String>,
+    /// The sha256 of the run-time tier's coverage file the build read its coverage entries from
+    /// (the entries themselves are in `recipe_form`), when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier_coverage_sha256: Option<String>,
     /// The recipe's canonical form (the text its digest hashes), one entry per line, so two
     /// generations show which recipe settings differ.
     #[serde(default)]
@@ -279,6 +283,7 @@ mod tests {
             pass_reports: BTreeMap::new(),
             fault_sites: vec![],
             stubbed_imports: vec![],
+            tier_coverage_sha256: None,
             recipe_form: vec!["rpt-recipe-digest 1".into()],
             compile_units: vec!["src/a.c".into()],
             include_dirs: vec!["src".into()],

@@ -25,6 +25,7 @@ fn manifest(recipe: &str, digest: &str) -> Manifest {
         pass_reports: Default::default(),
         fault_sites: vec![],
         stubbed_imports: vec![],
+        tier_coverage_sha256: None,
         recipe_form: vec!["rpt-recipe-digest 1".into(), format!("digest {digest}")],
         compile_units: vec!["src/shard_0000.c".into()],
         include_dirs: vec!["src".into()],

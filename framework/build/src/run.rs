@@ -1,5 +1,6 @@
 //! Running a built binary natively or under an emulator.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Output, Stdio};
 
@@ -32,9 +33,11 @@ fn command(runner: &Runner, binary: &Path, args: &[String]) -> Result<(Command, 
     Ok((cmd, program))
 }
 
-/// Runs a binary with the terminal's stdin, stdout and stderr, and waits for it.
-pub fn run(runner: &Runner, binary: &Path, args: &[String]) -> Result<ExitStatus, BuildError> {
+/// Runs a binary with the terminal's stdin, stdout and stderr and `env` added to the environment
+/// (an emulator passes it on to the program), and waits for it.
+pub fn run(runner: &Runner, binary: &Path, args: &[String], env: &[(&str, &OsStr)]) -> Result<ExitStatus, BuildError> {
     let (mut cmd, program) = command(runner, binary, args)?;
+    cmd.envs(env.iter().copied());
     cmd.status().map_err(|source| BuildError::Run { program, source })
 }
 

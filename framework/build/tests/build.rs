@@ -210,7 +210,7 @@ fn built_binaries_run_with_arguments_and_report_their_status() {
     let out = rpt_build::run_captured(&Runner::Native, &binary, &["x".into(), "y".into()]).expect("run");
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "44\n");
-    let status = rpt_build::run(&Runner::Native, &binary, &[]).expect("run");
+    let status = rpt_build::run(&Runner::Native, &binary, &[], &[]).expect("run");
     assert_eq!(status.code(), Some(3));
     // An emulator runner puts the emulator first; `env` stands in for qemu here.
     let emulator = Runner::Emulator {
@@ -219,7 +219,7 @@ fn built_binaries_run_with_arguments_and_report_their_status() {
     };
     let out = rpt_build::run_captured(&emulator, &binary, &[]).expect("run under env");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "42\n");
-    let err = rpt_build::run(&Runner::Native, &dir.path().join("missing"), &[]).expect_err("no binary");
+    let err = rpt_build::run(&Runner::Native, &dir.path().join("missing"), &[], &[]).expect_err("no binary");
     assert!(matches!(err, BuildError::Run { .. }), "{err:?}");
 }
 

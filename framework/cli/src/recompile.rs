@@ -25,6 +25,8 @@ pub struct Recompiled {
     pub binary: std::path::PathBuf,
     /// The host it runs on.
     pub host: Arc<dyn HostPlugin>,
+    /// Where the program records its entries into the run-time tier (`RPT_TIER_COVERAGE`).
+    pub tier_coverage: std::path::PathBuf,
 }
 
 fn format_duration(d: Duration) -> String {
@@ -49,6 +51,9 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
         &mut registry,
     )?;
     let effective = rpt_generation::effective_recipe(loaded.recipe.clone(), &args.selection)?;
+    let gen_root = args.gen_dir.root(recipe_path);
+    let coverage = rpt_generation::recipe_tier_coverage(&gen_root, recipe_path, &effective.recipe)?;
+    let effective = effective.with_coverage(coverage.as_ref());
     let recipe = &effective.recipe;
     if let Some(own_host) = &effective.dropped_settings_of {
         eprintln!(
@@ -68,7 +73,7 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     })
     .with_context(|| recipe_path.display().to_string())?;
 
-    let dir = GenerationDir::new(&args.gen_dir.root(recipe_path), &name, recipe);
+    let dir = GenerationDir::new(&gen_root, &name, recipe);
     let cache = ObjectCache::open(cache_dir)?;
     let new = NewGeneration {
         dir: &dir,
@@ -77,6 +82,7 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
         registry: &registry,
         generated: &generated,
         recipe_sources: &loaded.c_sources,
+        tier_coverage: coverage.as_ref(),
     };
     let built = rpt_generation::build(&new, &cache, &|event| match event {
         // Two rpt runs of one recipe into one gen/ would rewrite the same files; the second waits.
@@ -126,6 +132,14 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     times.push(format!("link {}", format_duration(linked.link_time)));
     eprintln!("  time: {}", times.join(", "));
     eprintln!("  generation: {}", dir.path().display());
+    if let Some(coverage) = &coverage {
+        eprintln!(
+            "  run-time tier coverage: {} entries from {}, {} of them new to discovery",
+            coverage.entries.len(),
+            coverage.path.display(),
+            generated.stats.coverage_new
+        );
+    }
     for note in &generated.notes {
         eprintln!("  note at {:#010x}: {}", note.addr.0, note.message);
     }
@@ -167,6 +181,7 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
     Ok(Recompiled {
         binary: linked.binary.clone(),
         host: host.plugin,
+        tier_coverage: rpt_generation::tier_coverage_path(&gen_root, recipe_path, recipe)?,
     })
 }
 
@@ -182,7 +197,14 @@ fn write_file(path: &Path, contents: &[u8]) -> Result<()> {
 pub fn run(args: &RecompileArgs, guest_args: &[String]) -> Result<ExitCode> {
     let built = recompile(args)?;
     rpt_build::check_requirements(&built.host.info().name, &built.host.requirements(), Purpose::Run)?;
-    let status = rpt_build::run(&built.host.runner(), &built.binary, guest_args)?;
+    // The program records where it entered the run-time tier, for the next recompile.
+    if let Some(parent) = built.tier_coverage.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    let coverage = std::path::absolute(&built.tier_coverage)
+        .with_context(|| format!("resolving {}", built.tier_coverage.display()))?;
+    let env = [("RPT_TIER_COVERAGE", coverage.as_os_str())];
+    let status = rpt_build::run(&built.host.runner(), &built.binary, guest_args, &env)?;
     let code = match status.code() {
         Some(code) => code,
         None => {

@@ -59,6 +59,9 @@ pub struct GenerationStats {
     pub shards: usize,
     /// Wall time per stage, in pipeline order.
     pub timings: Vec<(Stage, Duration)>,
+    /// How many coverage entries discovery would not have found on its own
+    /// ([`ProgramFacts::coverage_new`]).
+    pub coverage_new: usize,
 }
 
 /// Everything the core produces for one recipe: the generated sources and what they are made of.
@@ -259,6 +262,7 @@ pub fn generate(db: &RptDb, s: Session, progress: Progress<'_>) -> Result<Genera
 
     files.sort_by(|a, b| a.path.cmp(&b.path));
     stats.functions = facts.functions.len();
+    stats.coverage_new = facts.coverage_new;
     stats.shards = shard_count as usize;
     Ok(Generation {
         files,

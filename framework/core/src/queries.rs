@@ -114,6 +114,9 @@ pub struct ProgramFacts {
     pub pointer_tables: BTreeMap<GuestAddr, Vec<GuestAddr>>,
     /// What discovery noticed.
     pub diagnostics: Vec<Diagnostic>,
+    /// How many of the recipe's coverage entries (where an earlier run entered the run-time tier)
+    /// discovery does not find from the recipe's own seeds.
+    pub coverage_new: usize,
 }
 
 /// The recipe's `import_stubs`, by the thunk of the missing import each names. A name that is
@@ -182,11 +185,38 @@ pub fn program_facts(db: &dyn Db, s: Session) -> Result<Arc<ProgramFacts>, CoreE
     for (thunk, _) in &served.missing {
         externs.insert(*thunk, rpt_emit_c::missing_import_symbol(*thunk));
     }
-    let seeds = Seeds {
+    let own_seeds = Seeds {
         entry_points: recipe.entry_points.iter().map(|a| GuestAddr(*a)).collect(),
         function_hints: recipe.function_hints.iter().map(|a| GuestAddr(*a)).collect(),
     };
+    // Where an earlier run entered the run-time tier are entries too (the coverage file).
+    let mut seeds = own_seeds.clone();
+    seeds
+        .entry_points
+        .extend(recipe.coverage_entries.keys().map(|a| GuestAddr(*a)));
     let discovery = guest.discover(&image, &seeds);
+    // Coverage entries are where the tier was entered through a pointer computed at run time, and
+    // function hints name code reached only indirectly: passes must treat them as the indirect
+    // calls' targets they are (what an indirect call hands over, the flag ABI of functions called
+    // from anywhere).
+    let address_taken: BTreeSet<GuestAddr> = discovery
+        .address_taken
+        .iter()
+        .copied()
+        .chain(recipe.coverage_entries.keys().map(|a| GuestAddr(*a)))
+        .chain(recipe.function_hints.iter().map(|a| GuestAddr(*a)))
+        .filter(|a| discovery.functions.contains(a))
+        .collect();
+    let coverage_new = if recipe.coverage_entries.is_empty() {
+        0
+    } else {
+        let own = guest.discover(&image, &own_seeds);
+        recipe
+            .coverage_entries
+            .keys()
+            .filter(|a| !own.functions.contains(&GuestAddr(**a)))
+            .count()
+    };
     Ok(Arc::new(ProgramFacts {
         state: guest.state(options),
         helpers: guest
@@ -210,9 +240,10 @@ pub fn program_facts(db: &dyn Db, s: Session) -> Result<Arc<ProgramFacts>, CoreE
         memory: guest.memory_model(&recipe.platform, options),
         entry: image.entry,
         functions: discovery.functions,
-        address_taken: discovery.address_taken,
+        address_taken,
         pointer_tables: discovery.pointer_tables,
         diagnostics: discovery.diagnostics,
+        coverage_new,
     }))
 }
 
@@ -537,6 +568,7 @@ fn emit_context<'a>(
         memarg: codegen_options(db, s).memory_base_argument,
         state_in_locals: codegen_options(db, s).state_in_locals,
         calls,
+        count_instructions: s.recipe(db).count_instructions,
     }
 }
 

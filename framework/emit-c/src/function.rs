@@ -529,6 +529,10 @@ impl<'a> FnEmitter<'a> {
     fn inst(&mut self, result: Option<Value>, kind: &InstKind) -> Result<(), EmitError> {
         if let InstKind::Mark { pc } = kind {
             self.line_directive(pc.0);
+            // One count per guest instruction compiled code runs (the tier counts its own).
+            if self.ctx.count_instructions && self.tier.is_none() {
+                self.stmt("rpt_compiled_insns++;".to_string());
+            }
             return Ok(());
         }
         if !self.is_emitted(result, kind) {

@@ -62,6 +62,9 @@ pub struct EmitContext<'a> {
     /// What the function's callees may read and write ([`state_use`]), so that with state in
     /// locals a call hands over and takes back only those; empty means everything for every call.
     pub calls: &'a CallStateUse,
+    /// Count every guest instruction run compiled in `rpt_compiled_insns` (the recipe's
+    /// `count_instructions`), so the runtime can say what fraction ran in the run-time tier.
+    pub count_instructions: bool,
 }
 
 /// One emitted C function and the functions it names.

@@ -141,6 +141,8 @@ pub struct NewGeneration<'a> {
     pub generated: &'a rpt_core::Generation,
     /// The recipe's own C files, read and checked.
     pub recipe_sources: &'a [LoadedSource],
+    /// The run-time tier's coverage file the effective recipe's coverage entries came from.
+    pub tier_coverage: Option<&'a crate::TierCoverage>,
 }
 
 /// A generation written and built.
@@ -311,6 +313,7 @@ fn draft_manifest(
             .iter()
             .map(|(_, name)| name.clone())
             .collect(),
+        tier_coverage_sha256: new.tier_coverage.map(|c| c.sha256.clone()),
         recipe_form: rpt_recipe::canonical_form(recipe, &recipe.image_sha256)
             .lines()
             .map(str::to_string)
@@ -370,6 +373,7 @@ mod tests {
             pass_reports: Default::default(),
             fault_sites: vec![],
             stubbed_imports: vec![],
+            tier_coverage_sha256: None,
             recipe_form: vec![],
             compile_units: vec!["src/a.c".into()],
             include_dirs: vec!["src".into()],

@@ -19,6 +19,16 @@ pub enum GenerationError {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A line of the run-time tier's coverage file that is not `0x<address> <count>`.
+    #[error("{}:{line}: not a coverage line (`0x<address> <count>`): {text}", path.display())]
+    BadCoverage {
+        /// The coverage file.
+        path: PathBuf,
+        /// The line number, from 1.
+        line: usize,
+        /// The line.
+        text: String,
+    },
     /// A recipe path without a file name, which generations are named after.
     #[error("{}: a recipe file needs a name", .0.display())]
     RecipeName(PathBuf),

@@ -138,7 +138,8 @@ pub fn recipe_generations(gen_root: &Path, recipe_name: &str) -> PathBuf {
 
 /// The generation of the recipe file as it is now, built with `selection`, which must exist: what
 /// `promote` means without `--generation`. It is named exactly as `recompile` with the same
-/// selection names it, because both go through [`effective_recipe`].
+/// selection names it, because both go through [`effective_recipe`] and then read the recipe's
+/// coverage file ([`crate::recipe_tier_coverage`]).
 pub fn current_generation(
     gen_root: &Path,
     recipe_path: &Path,
@@ -148,6 +149,8 @@ pub fn current_generation(
         .map_err(GenerationError::io(format!("reading {}", recipe_path.display())))?;
     let recipe = rpt_recipe::parse(recipe_path, &text)?;
     let effective = effective_recipe(recipe, selection)?;
+    let coverage = crate::recipe_tier_coverage(gen_root, recipe_path, &effective.recipe)?;
+    let effective = effective.with_coverage(coverage.as_ref());
     let generation = GenerationDir::new(gen_root, &recipe_name(recipe_path)?, &effective.recipe);
     if !generation.exists() {
         return Err(GenerationError::NoCurrent {

@@ -10,6 +10,9 @@
 //!   generation goes through [`effective_recipe`], so `recompile` writes the directory that
 //!   `promote` with the same flags looks for ([`current_generation`]); `--generation` and
 //!   `bench --vs gen:ID` name one by name or prefix ([`named_generation`]).
+//! - **Its coverage.** The run-time tier's coverage file (`coverage`: where the program entered
+//!   the tier) adds entry points to the effective recipe ([`EffectiveRecipe::with_coverage`]),
+//!   and with them to the digest and the name.
 //! - **Its layout.** `src/` (generated C, `src/runtime/`, `src/overrides/`), `obj/`,
 //!   `bin/<recipe>`, the include directories, `manifest.ron` ([`layout`] has the picture); the
 //!   runtime files a host needs ([`runtime_files`]: with the C library's host part, or without it
@@ -30,11 +33,13 @@
 #![deny(missing_docs)]
 
 mod build;
+mod coverage;
 mod error;
 pub mod layout;
 mod select;
 
 pub use build::{BuildEvent, Built, Linked, NewGeneration, build, compile_and_link, object_key_extra, runtime_files};
+pub use coverage::{DEFAULT_COVERAGE_FILE, TierCoverage, read_tier_coverage, recipe_tier_coverage, tier_coverage_path};
 pub use error::GenerationError;
 pub use layout::{
     GenerationDir, current_generation, default_archive_root, default_gen_root, default_rebuild_dir, generation_name,

@@ -64,6 +64,10 @@ pub fn canonical_form(recipe: &Recipe, image_sha256: &str) -> String {
     for addr in &recipe.function_hints {
         line(&mut out, &format!("function_hint {addr:#x}"));
     }
+    // Where the coverage file is does not change the output; what it says does (not how often).
+    for addr in recipe.coverage_entries.keys() {
+        line(&mut out, &format!("coverage_entry {addr:#x}"));
+    }
     for o in &recipe.overrides {
         line(
             &mut out,
@@ -105,6 +109,9 @@ pub fn canonical_form(recipe: &Recipe, image_sha256: &str) -> String {
     }
     if !recipe.run_time_tier {
         line(&mut out, "no_run_time_tier");
+    }
+    if recipe.count_instructions {
+        line(&mut out, "count_instructions");
     }
     for (name, stub) in &recipe.import_stubs {
         let error = stub.last_error.map(|e| format!(" last_error {e}")).unwrap_or_default();

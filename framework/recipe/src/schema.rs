@@ -73,6 +73,23 @@ pub struct Recipe {
     /// program there, naming the address and the caller.
     #[serde(default = "default_true", skip_serializing_if = "Clone::clone")]
     pub run_time_tier: bool,
+    /// Whether the program counts the guest instructions it runs compiled, so that at exit it can
+    /// say what fraction ran compiled rather than in the run-time tier (a counter per guest
+    /// instruction: for measuring coverage, not for speed). Off by default.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub count_instructions: bool,
+    /// The run-time tier's coverage file (relative to the recipe file, or absolute): `rpt run`
+    /// has the program record there where it entered the tier, and `rpt recompile` reads it back
+    /// as entry points, so code the tier ran once is compiled the next time. By default
+    /// `gen/<recipe>/tier-coverage.txt`, beside the recipe's generations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier_coverage: Option<PathBuf>,
+    /// The entries the coverage file adds, with how often the tier was entered at each. Never
+    /// written in a recipe file: the build fills it in from the coverage file
+    /// (`rpt_generation::read_tier_coverage`), and it is part of the digest, so a generation with
+    /// other entries has another name.
+    #[serde(skip)]
+    pub coverage_entries: BTreeMap<u64, u64>,
     /// Whether an import the platform does not implement stops the build, as an error listing every
     /// one. By default (`false`) each becomes a stub that stops the program, naming the import and
     /// its caller, only if it is called; each is a warning.

@@ -416,6 +416,29 @@ fn the_run_time_tier_is_on_unless_the_recipe_says_no_and_only_off_is_in_the_dige
 }
 
 #[test]
+fn coverage_entries_are_in_the_digest_but_not_their_counts_or_the_file_name() {
+    let bare = parse(path(), &minimal("")).expect("parses");
+    let named = parse(path(), &minimal("tier_coverage: \"elsewhere.txt\"")).expect("parses");
+    assert_eq!(
+        named.tier_coverage.as_deref(),
+        Some(std::path::Path::new("elsewhere.txt"))
+    );
+    assert_eq!(canonical_form(&bare, HASH_A), canonical_form(&named, HASH_A));
+    let mut covered = bare.clone();
+    covered.coverage_entries.insert(0x0040_1230, 3);
+    let mut counted = covered.clone();
+    counted.coverage_entries.insert(0x0040_1230, 9);
+    assert!(
+        canonical_form(&covered, HASH_A)
+            .lines()
+            .any(|l| l == "coverage_entry 0x401230")
+    );
+    assert_eq!(canonical_form(&covered, HASH_A), canonical_form(&counted, HASH_A));
+    // Never read from a recipe file.
+    assert!(parse(path(), &minimal("coverage_entries: {}")).is_err());
+}
+
+#[test]
 fn strict_lifting_is_in_the_digest_only_when_on() {
     let bare = parse(path(), &minimal("")).expect("parses");
     let strict = parse(path(), &minimal("strict_lifting: true")).expect("parses");

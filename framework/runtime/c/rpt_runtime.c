@@ -255,6 +255,21 @@ static void rpt_append(char *out, size_t cap, size_t *pos, const char *text)
 		out[(*pos)++] = *text++;
 }
 
+/* Appends `v` in decimal. */
+static void rpt_append_dec(char *out, size_t cap, size_t *pos, uint64_t v)
+{
+	char digits[20];
+	int n = 0;
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	while (n > 0 && *pos + 1 < cap)
+		out[(*pos)++] = digits[--n];
+}
+
+static void rpt_tier_finish(void);
+
 static const char *rpt_exit_reason_name(int reason)
 {
 	switch (reason) {
@@ -279,6 +294,7 @@ static const char *rpt_exit_reason_name(int reason)
 
 _Noreturn void rpt_process_exit(int status)
 {
+	rpt_tier_finish();
 	rpt_host_exit(status);
 }
 
@@ -612,9 +628,53 @@ static const struct rpt_tier_insn *rpt_tier_find(uint64_t pc)
 
 /* Guest instructions the tier ran, for the report at exit. */
 static uint64_t rpt_tier_executed;
+uint64_t rpt_compiled_insns;
+
+/* Where the tier was entered (the first instruction of each run that found no compiled function
+ * there), with how often: what the coverage file tells the next build. Open addressing on pc + 1
+ * (0 marks a free slot), reserved on first use; past RPT_TIER_ENTRY_SLOTS / 2 distinct entries
+ * the rest are counted only as lost. */
+#define RPT_TIER_ENTRY_SLOTS 8192u
+struct rpt_tier_entry {
+	uint64_t pc_plus_one;
+	uint64_t count;
+};
+static struct rpt_tier_entry *rpt_tier_entries;
+static size_t rpt_tier_entry_count;
+static uint64_t rpt_tier_entries_lost;
+
+static void rpt_tier_add_entry(uint64_t pc, uint64_t count)
+{
+	if (!rpt_tier_entries) {
+		rpt_tier_entries = (struct rpt_tier_entry *)rpt_host_reserve(RPT_TIER_ENTRY_SLOTS * sizeof *rpt_tier_entries);
+		if (!rpt_tier_entries) {
+			rpt_tier_entries_lost++;
+			return;
+		}
+	}
+	size_t slot = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 51) & (RPT_TIER_ENTRY_SLOTS - 1);
+	for (;; slot = (slot + 1) & (RPT_TIER_ENTRY_SLOTS - 1)) {
+		struct rpt_tier_entry *e = &rpt_tier_entries[slot];
+		if (e->pc_plus_one == pc + 1) {
+			e->count += count;
+			return;
+		}
+		if (e->pc_plus_one == 0) {
+			if (rpt_tier_entry_count >= RPT_TIER_ENTRY_SLOTS / 2) {
+				rpt_tier_entries_lost++;
+				return;
+			}
+			e->pc_plus_one = pc + 1;
+			e->count = count;
+			rpt_tier_entry_count++;
+			return;
+		}
+	}
+}
 
 void rpt_tier_run(struct cpu *c, uint8_t *mb, uint64_t pc)
 {
+	int entered = 1;
 	for (;;) {
 		const struct rpt_function *f = rpt_find(pc);
 		if (f) {
@@ -627,6 +687,10 @@ void rpt_tier_run(struct cpu *c, uint8_t *mb, uint64_t pc)
 		const struct rpt_tier_insn *insn = rpt_tier_find(pc);
 		if (!insn)
 			rpt_exit(c, pc, RPT_EXIT_UNLIFTED);
+		if (entered) {
+			rpt_tier_add_entry(pc, 1);
+			entered = 0;
+		}
 		rpt_tier_executed++;
 		pc = rpt_tier_forms[insn->form](c, mb, &rpt_tier_params[insn->params]);
 		if (pc == RPT_TIER_RETURN)
@@ -675,6 +739,145 @@ rpt_fn_m rpt_resolve_m(struct cpu *c, uint64_t pc)
 		rpt_exit(c, pc, RPT_EXIT_UNLIFTED);
 	rpt_tier_pending = pc;
 	return rpt_tier_entry_m;
+}
+
+/* The coverage file named by RPT_TIER_COVERAGE (`rpt run` sets it; see docs/c-abi.md, "The run-time
+ * tier"): one line per entry, `0x<address> <count>`, in address order, after a comment line. A file
+ * there already is merged in first (its counts added), so runs add up. It is rpt's file, not the
+ * guest's: it is named by the host environment and opened outside the sandbox. */
+#define RPT_TIER_COVERAGE_MAX_BYTES (UINT64_C(1) << 22)
+
+static int rpt_hex_digit(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+static void rpt_tier_merge_coverage(const char *path)
+{
+	int fd = rpt_host_openat(RPT_HOST_CWD, path, RPT_OPEN_READ);
+	if (fd < 0)
+		return;
+	char *buf = (char *)rpt_host_reserve(RPT_TIER_COVERAGE_MAX_BYTES);
+	size_t len = 0;
+	while (buf && len < RPT_TIER_COVERAGE_MAX_BYTES) {
+		int64_t n = rpt_host_read(fd, buf + len, RPT_TIER_COVERAGE_MAX_BYTES - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	rpt_host_close(fd);
+	const char *p = buf, *end = buf ? buf + len : buf;
+	while (p < end) {
+		const char *line = p;
+		while (p < end && *p != '\n')
+			p++;
+		const char *line_end = p;
+		if (p < end)
+			p++;
+		if (line_end - line < 3 || line[0] != '0' || line[1] != 'x')
+			continue;
+		uint64_t pc = 0, count = 0;
+		const char *q = line + 2;
+		int digits = 0;
+		for (; q < line_end && rpt_hex_digit(*q) >= 0; q++, digits++)
+			pc = pc << 4 | (uint64_t)rpt_hex_digit(*q);
+		if (!digits || q >= line_end || *q != ' ')
+			continue;
+		for (q++; q < line_end && *q >= '0' && *q <= '9'; q++)
+			count = count * 10 + (uint64_t)(*q - '0');
+		rpt_tier_add_entry(pc, count);
+	}
+}
+
+static void rpt_tier_write_coverage(const char *path)
+{
+	rpt_tier_merge_coverage(path);
+	struct rpt_tier_entry *sorted =
+		(struct rpt_tier_entry *)rpt_host_reserve((rpt_tier_entry_count + 1) * sizeof *sorted);
+	if (!sorted)
+		return;
+	size_t n = 0;
+	for (size_t i = 0; rpt_tier_entries && i < RPT_TIER_ENTRY_SLOTS; i++)
+		if (rpt_tier_entries[i].pc_plus_one)
+			sorted[n++] = rpt_tier_entries[i];
+	/* Insertion sort: at most a few thousand entries, once, at exit. */
+	for (size_t i = 1; i < n; i++) {
+		struct rpt_tier_entry e = sorted[i];
+		size_t k = i;
+		for (; k > 0 && sorted[k - 1].pc_plus_one > e.pc_plus_one; k--)
+			sorted[k] = sorted[k - 1];
+		sorted[k] = e;
+	}
+	int fd = rpt_host_openat(RPT_HOST_CWD, path, RPT_OPEN_WRITE | RPT_OPEN_CREATE | RPT_OPEN_TRUNCATE);
+	if (fd < 0) {
+		rpt_write_stderr("rpt: cannot write the run-time tier's coverage file (RPT_TIER_COVERAGE)\n");
+		return;
+	}
+	static const char head[] =
+		"# rpt run-time tier coverage: guest addresses the tier was entered at, and how often\n";
+	rpt_write(fd, head, sizeof head - 1);
+	for (size_t i = 0; i < n; i++) {
+		char line[64];
+		size_t pos = 0;
+		rpt_append_hex(line, sizeof line, &pos, sorted[i].pc_plus_one - 1);
+		rpt_append(line, sizeof line, &pos, " ");
+		rpt_append_dec(line, sizeof line, &pos, sorted[i].count);
+		rpt_append(line, sizeof line, &pos, "\n");
+		rpt_write(fd, line, pos);
+	}
+	rpt_host_close(fd);
+}
+
+/* At exit: the coverage file, and one line on standard error when the tier ran anything. */
+static void rpt_tier_finish(void)
+{
+	char msg[256];
+	size_t pos = 0;
+	uint64_t total = rpt_compiled_insns + rpt_tier_executed;
+	if (rpt_compiled_insns != 0) {
+		/* Counted (count_instructions): the share that ran compiled, in hundredths of a percent,
+		 * rounded down so that anything run in the tier shows below 100%. */
+		uint64_t part = rpt_compiled_insns, whole = total;
+		while (whole > UINT64_MAX / 10000) {
+			part >>= 1;
+			whole >>= 1;
+		}
+		uint64_t hundredths = part * 10000 / whole;
+		rpt_append(msg, sizeof msg, &pos, "rpt: guest instructions run compiled: ");
+		rpt_append_dec(msg, sizeof msg, &pos, rpt_compiled_insns);
+		rpt_append(msg, sizeof msg, &pos, " of ");
+		rpt_append_dec(msg, sizeof msg, &pos, total);
+		rpt_append(msg, sizeof msg, &pos, " (");
+		rpt_append_dec(msg, sizeof msg, &pos, hundredths / 100);
+		rpt_append(msg, sizeof msg, &pos, hundredths % 100 < 10 ? ".0" : ".");
+		rpt_append_dec(msg, sizeof msg, &pos, hundredths % 100);
+		rpt_append(msg, sizeof msg, &pos, "%)\n");
+		rpt_write(2, msg, pos);
+		pos = 0;
+	}
+	if (rpt_tier_executed == 0)
+		return;
+	const char *path = rpt_env_value("RPT_TIER_COVERAGE");
+	if (path && *path)
+		rpt_tier_write_coverage(path);
+	rpt_append(msg, sizeof msg, &pos, "rpt: the run-time tier ran ");
+	rpt_append_dec(msg, sizeof msg, &pos, rpt_tier_executed);
+	rpt_append(msg, sizeof msg, &pos, " guest instructions, entered at ");
+	rpt_append_dec(msg, sizeof msg, &pos, rpt_tier_entry_count);
+	rpt_append(msg, sizeof msg, &pos, rpt_tier_entry_count == 1 ? " address" : " addresses");
+	if (rpt_tier_entries_lost) {
+		rpt_append(msg, sizeof msg, &pos, " (and ");
+		rpt_append_dec(msg, sizeof msg, &pos, rpt_tier_entries_lost);
+		rpt_append(msg, sizeof msg, &pos, " entries not recorded)");
+	}
+	rpt_append(msg, sizeof msg, &pos, "\n");
+	rpt_write(2, msg, pos);
 }
 
 void rpt_dispatch(struct cpu *c, uint64_t pc)

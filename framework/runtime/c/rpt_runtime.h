@@ -153,6 +153,9 @@ extern const struct rpt_tier_insn rpt_tier_insns[];
 extern const size_t rpt_tier_insn_count;
 extern const uint64_t rpt_tier_params[];
 
+/* Guest instructions run compiled, counted only when the recipe's count_instructions is on. */
+extern uint64_t rpt_compiled_insns;
+
 /* Runs the guest from `pc` until it returns to the caller of the code there: the compiled
  * function at `pc` if there is one, else the tier's instructions, calling compiled functions
  * wherever control reaches one (a tail jump into one ends the run when it returns). An address
