@@ -1,9 +1,11 @@
 //! The differential fuzzer: random sequences of every lifted non-paired-single instruction, with
 //! random GPRs, FPRs, CR, XER, LR, CTR, FPSCR rounding mode and a 1 KiB memory window, run three
 //! ways: natively under `qemu-ppc -cpu 750cl` (tests/oracle/harness.c, one process for every
-//! case), in rpt's IR interpreter (as the lifted function, and instruction by instruction as the
-//! run-time tier runs code discovery missed: `rpt_api::tier`), and as C emitted by rpt and
-//! compiled with clang. All must leave the same registers and memory.
+//! case), and four ways in rpt: in its IR interpreter and as C emitted by rpt and compiled with
+//! clang, each both as the lifted function and instruction by instruction as the run-time tier
+//! runs code discovery missed (`rpt_api::tier`; in C the forms shared across every case of a
+//! chunk, run by the runtime's `rpt_tier_run`). All must leave the same registers and memory, so
+//! this is also the cross-tier fuzzer: compiled code and the tier agree on every case.
 //!
 //! `RPT_PPC_FUZZ_CASES=N` changes the number of cases (CI runs [`DEFAULT_CASES`]) and
 //! `RPT_PPC_FUZZ_SEED=S` the seed, for longer runs:
@@ -1047,8 +1049,9 @@ fn interpret(case: &Case, program: &Program, tier: Tier<'_>) -> Result<State, St
     })
 }
 
-/// The C driver: reads the harness's input, runs each case's compiled function, writes states.
-fn driver_source() -> String {
+/// The C driver: reads the harness's input, runs each case (`run`: `f(&cpu)` for its compiled
+/// function `f`, or through the run-time tier), writes states.
+fn driver_source(run: &str) -> String {
     let mut load = String::new();
     let mut store = String::new();
     for n in 0..32 {
@@ -1117,9 +1120,8 @@ int main(void)
 		memset(&cpu, 0, sizeof cpu);
 		load(&cpu, s);
 		memcpy(rpt_mem + {WINDOW_BASE}u, s + {OFF_WINDOW}, {WINDOW_SIZE});
-		rpt_fn f = rpt_lookup({CODE_BASE}u + i * {CASE_STRIDE}u);
-		if (!f) return 5;
-		f(&cpu);
+		uint64_t pc = {CODE_BASE}u + i * {CASE_STRIDE}u;
+		{run}
 		store(&cpu, s);
 		memcpy(s + {OFF_WINDOW}, rpt_mem + {WINDOW_BASE}u, {WINDOW_SIZE});
 		fwrite(s, 1, sizeof s, stdout);
@@ -1135,7 +1137,8 @@ fn compiled_run(cases: &[Case], programs: &[Program], input: &[u8]) -> Vec<State
     let dir = scratch().join("c");
     let _ = std::fs::remove_dir_all(&dir);
     let entry = GuestAddr(u64::from(CODE_BASE));
-    let exe = common::build_compiled(&dir, programs, entry, driver_source(), "fuzz-driver");
+    let call = "rpt_fn f = rpt_lookup(pc); if (!f) return 5; f(&cpu);";
+    let exe = common::build_compiled(&dir, programs, entry, driver_source(call), "fuzz-driver");
     let out = run_tool_within(
         &mut Command::new(&exe),
         input,
@@ -1143,6 +1146,26 @@ fn compiled_run(cases: &[Case], programs: &[Program], input: &[u8]) -> Vec<State
         Some(RUN_LIMIT),
     );
     parse_states(&out.stdout, cases.len(), "the compiled driver")
+}
+
+/// Runs every case through the run-time tier's C: each case's instructions lifted alone and
+/// grouped into forms across all the cases (so forms are shared, with their constants read at run
+/// time), compiled with no lifted function, and run by `rpt_tier_run`.
+fn tier_run(cases: &[Case], input: &[u8]) -> Vec<State> {
+    let dir = scratch().join("tier");
+    let _ = std::fs::remove_dir_all(&dir);
+    let entry = GuestAddr(u64::from(CODE_BASE));
+    let instructions: Vec<(GuestAddr, Function)> =
+        cases.iter().flat_map(|c| tier_instructions(c).into_iter()).collect();
+    let call = "rpt_tier_run(&cpu, rpt_mem, pc);";
+    let exe = common::build_tier(&dir, &instructions, entry, driver_source(call), "fuzz-tier-driver");
+    let out = run_tool_within(
+        &mut Command::new(&exe),
+        input,
+        "the run-time tier's fuzz driver; a case that loops is stopped",
+        Some(RUN_LIMIT),
+    );
+    parse_states(&out.stdout, cases.len(), "the run-time tier's driver")
 }
 
 // ---------------------------------------------------------------- comparison
@@ -1225,10 +1248,13 @@ fn check_chunk(cases: &[Case], failures: &mut Vec<String>) {
         }
     }
     let compiled = compiled_run(cases, &programs, &input);
-    for ((case, want), got) in cases.iter().zip(&oracle).zip(&compiled) {
-        let diffs = differences(case, want, got);
-        if !diffs.is_empty() {
-            failures.push(format!("compiled C: {}\n  {}", describe(case), diffs.join("\n  ")));
+    let tier = tier_run(cases, &input);
+    for (way, states) in [("compiled C", &compiled), ("run-time tier C", &tier)] {
+        for ((case, want), got) in cases.iter().zip(&oracle).zip(states) {
+            let diffs = differences(case, want, got);
+            if !diffs.is_empty() {
+                failures.push(format!("{way}: {}\n  {}", describe(case), diffs.join("\n  ")));
+            }
         }
     }
 }
@@ -1251,8 +1277,8 @@ fn lifted_instructions_match_qemu_750cl() {
     let _ = std::fs::remove_dir_all(scratch());
     assert_no_failures(
         &failures,
-        3 * cases.len(),
-        "checks (cases x interpreter/run-time tier/compiled) differ from qemu-ppc -cpu 750cl",
+        4 * cases.len(),
+        "checks (cases x interpreter as function/as tier, C as function/as tier) differ from qemu-ppc -cpu 750cl",
         12,
     );
 }

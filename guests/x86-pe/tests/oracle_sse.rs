@@ -1,9 +1,11 @@
 //! The SSE differential fuzzer: random sequences of every lifted scalar SSE/SSE2 form, with random
 //! xmm contents (zeros, denormals, infinities, quiet and signalling NaNs, values at the edges of
 //! int32), a random MXCSR rounding mode, random GPRs and flags and a 256-byte memory window, run
-//! three ways: natively on this CPU (tests/oracle/harness_sse.c, one process for every case), in
-//! rpt's IR interpreter, and as C emitted by rpt and compiled with clang-19. All three must leave
-//! the same GPRs, arithmetic flags, all 128 bits of xmm0-7, MXCSR and memory.
+//! four ways: natively on this CPU (tests/oracle/harness_sse.c, one process for every case), in
+//! rpt's IR interpreter, as C emitted by rpt and compiled with clang-19, and through the run-time
+//! tier's C (each instruction lifted alone, forms shared across the cases, run by `rpt_tier_run`:
+//! the cross-tier fuzzer of compiled code and the tier in C). All must leave the same GPRs,
+//! arithmetic flags, all 128 bits of xmm0-7, MXCSR and memory.
 //!
 //! `RPT_SSE_FUZZ_CASES=N` changes the number of cases (CI runs [`DEFAULT_CASES`]) and
 //! `RPT_SSE_FUZZ_SEED=S` the seed, for longer runs:
@@ -31,12 +33,12 @@ use rpt_guest_x86_pe::X86Pe;
 use rpt_guest_x86_pe::state::{MXCSR, xmm_hi, xmm_lo};
 use rpt_host_x86_64::X86_64Host;
 use rpt_ir::interp::{Interpreter, NoEnvironment, Outcome, Val};
-use rpt_ir::{AddrSpace, GuestAddr, Program};
+use rpt_ir::{AddrSpace, Function, GuestAddr, Program};
 use rpt_testkit::interp::read_bytes;
 use rpt_testkit::{Rng, assert_no_failures, env_number, guest, run_tool};
 
 /// Cases in a default (CI) run.
-const DEFAULT_CASES: usize = 1600;
+const DEFAULT_CASES: usize = 2000;
 const DEFAULT_SEED: u64 = 0x55e2_f10a_7000_0001;
 
 // The layout of tests/oracle/harness_sse.c.
@@ -520,7 +522,7 @@ fn interpret(case: &Case, program: &Program) -> Result<State, String> {
 /// The C driver: reads the cases' state blocks (the native harness's input without the code,
 /// see [`states_stream`]), runs each case's compiled function and writes the state blocks after.
 /// Host and guest are both little-endian, so fields are copied with `memcpy`.
-fn driver_source() -> String {
+fn driver_source(run: &str) -> String {
     let mut fields = String::new();
     let gprs = ["eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi"];
     for (n, name) in gprs.iter().enumerate().filter(|(_, name)| **name != "esp") {
@@ -580,10 +582,8 @@ int main(void)
 		uint32_t eflags;
 		memcpy(&eflags, block + {OFF_EFLAGS}, 4);
 {flags_in}		memcpy(rpt_mem + {WINDOW_BASE}u, block + {OFF_WINDOW}, {WINDOW_SIZE});
-		rpt_fn f = rpt_lookup({CODE_BASE}u + i * {CASE_STRIDE}u);
-		if (!f)
-			return 5;
-		f(&cpu);
+		uint64_t pc = {CODE_BASE}u + i * {CASE_STRIDE}u;
+		{run}
 		store(&cpu, block);
 		eflags = 2;
 {flags_out}		memcpy(block + {OFF_EFLAGS}, &eflags, 4);
@@ -606,17 +606,67 @@ fn states_stream(cases: &[Case]) -> Vec<u8> {
 /// emitter's test support: the x86-64 host's flags, warnings as errors), with the runtime, the
 /// guest's C part and the driver, then runs it.
 fn compiled_run(cases: &[Case], programs: &[Program]) -> Vec<State> {
+    c_run(cases, programs, None)
+}
+
+/// Every case's instructions lifted alone and grouped into forms across all cases, built as the
+/// run-time tier's C (`tier.c`) with no lifted function, and run through `rpt_tier_run`.
+fn tier_run(cases: &[Case]) -> Vec<State> {
+    let none = BTreeSet::new();
+    let instructions: Vec<(GuestAddr, Function)> = cases
+        .iter()
+        .flat_map(|case| {
+            let mut bytes = case.code.clone();
+            bytes.push(0xc3);
+            let image = common::code_image(u64::from(case.addr), &bytes);
+            X86Pe
+                .lift_uncovered(&image, &none, &none, &Default::default())
+                .into_iter()
+                .map(|lifted| (lifted.function.entry, lifted.function))
+        })
+        .collect();
+    c_run(cases, &[], Some(&instructions))
+}
+
+/// Builds the cases as C (their functions from `programs`, or with `tier` the run-time tier's
+/// instructions and no function) and runs them.
+fn c_run(cases: &[Case], programs: &[Program], tier: Option<&[(GuestAddr, Function)]>) -> Vec<State> {
     let plugin = X86Pe;
     let mut program = Program::new(plugin.state(&Default::default()));
+    program.helpers = guest::helpers_of(&plugin, &Default::default());
     for p in programs {
         program.functions.extend(p.functions.clone());
     }
     let entry = GuestAddr(u64::from(CODE_BASE));
     let image = guest::image_without_segments(entry);
+    let run = match tier {
+        None => "rpt_fn f = rpt_lookup(pc); if (!f) return 5; f(&cpu);",
+        Some(_) => "rpt_tier_run(&cpu, rpt_mem, pc);",
+    };
     let mut extra = vec![SourceFile {
         path: "guest/driver.c".to_string(),
-        contents: driver_source(),
+        contents: driver_source(run),
     }];
+    if let Some(instructions) = tier {
+        let forms = rpt_api::tier::group_forms(instructions);
+        let memory = plugin.memory_model("win32-console", &Default::default());
+        let externs = BTreeMap::new();
+        let ctx = rpt_emit_c::EmitContext {
+            state: &program.state,
+            helpers: &program.helpers,
+            externs: &externs,
+            memory: &memory,
+            listing_name: "test.lst",
+            memarg: false,
+            state_in_locals: rpt_ir::RoleSet::EMPTY,
+            calls: &rpt_emit_c::state_use::UNKNOWN_CALLS,
+            count_instructions: false,
+        };
+        extra.push(SourceFile {
+            path: "tier.c".to_string(),
+            contents: rpt_emit_c::tier_source(&forms, &BTreeSet::new(), &ctx).expect("the tier's C"),
+        });
+    }
     extra.extend(
         plugin
             .runtime_sources("win32-console", &Default::default())
@@ -747,10 +797,13 @@ fn sse_forms_match_the_cpu_in_the_interpreter_and_in_compiled_c() {
     // The compiled run needs every case lifted; a case that did not is a failure already.
     if programs.len() == cases.len() {
         let compiled = compiled_run(&cases, &programs);
-        for ((case, want), got) in cases.iter().zip(&native).zip(&compiled) {
-            let diffs = differences(want, got);
-            if !diffs.is_empty() {
-                failures.push(format!("compiled C: {}\n  {}", describe(case), diffs.join("\n  ")));
+        let tier = tier_run(&cases);
+        for (way, states) in [("compiled C", &compiled), ("run-time tier C", &tier)] {
+            for ((case, want), got) in cases.iter().zip(&native).zip(states) {
+                let diffs = differences(want, got);
+                if !diffs.is_empty() {
+                    failures.push(format!("{way}: {}\n  {}", describe(case), diffs.join("\n  ")));
+                }
             }
         }
     }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use rpt_api::{GuestImage, GuestOptions, GuestPlugin, Seeds, Severity, SourceFile};
 use rpt_guest_ppc_dol::{PpcDol, interp};
-use rpt_ir::{GuestAddr, Program};
+use rpt_ir::{Function, GuestAddr, Program};
 use rpt_testkit::guest;
 use rpt_testkit::interp::HelperEnv;
 
@@ -50,6 +50,24 @@ pub fn interpreter_env() -> HelperEnv<'static> {
 /// and `driver` (a guest part with its own `main`, standing in for the platform's C), into the
 /// program `dir/name`; the functions are looked up from `entry` on.
 pub fn build_compiled(dir: &Path, programs: &[Program], entry: GuestAddr, driver: String, name: &str) -> PathBuf {
+    build_with(dir, programs, None, entry, driver, name)
+}
+
+/// Builds the instructions of `tier` as the run-time tier's C (`tier.c`, `rpt_emit_c::tier_source`)
+/// with the runtime, the guest's C part and `driver`, and no lifted function at all, into the
+/// program `dir/name`: the driver runs cases through `rpt_tier_run`.
+pub fn build_tier(dir: &Path, tier: &[(GuestAddr, Function)], entry: GuestAddr, driver: String, name: &str) -> PathBuf {
+    build_with(dir, &[], Some(tier), entry, driver, name)
+}
+
+fn build_with(
+    dir: &Path,
+    programs: &[Program],
+    tier: Option<&[(GuestAddr, Function)]>,
+    entry: GuestAddr,
+    driver: String,
+    name: &str,
+) -> PathBuf {
     let options = GuestOptions::new();
     let mut program = Program::new(PpcDol.state(&options));
     program.helpers = guest::helpers_of(&PpcDol, &options);
@@ -61,6 +79,27 @@ pub fn build_compiled(dir: &Path, programs: &[Program], entry: GuestAddr, driver
         path: "driver.c".into(),
         contents: driver,
     }];
+    let memory = PpcDol.memory_model(platform.name, &options);
+    if let Some(instructions) = tier {
+        let forms = rpt_api::tier::group_forms(instructions);
+        let externs = Default::default();
+        let ctx = rpt_emit_c::EmitContext {
+            state: &program.state,
+            helpers: &program.helpers,
+            externs: &externs,
+            memory: &memory,
+            listing_name: "test.lst",
+            memarg: false,
+            state_in_locals: rpt_ir::RoleSet::EMPTY,
+            calls: &rpt_emit_c::state_use::UNKNOWN_CALLS,
+            count_instructions: false,
+        };
+        let functions = Default::default();
+        extra.push(SourceFile {
+            path: "tier.c".into(),
+            contents: rpt_emit_c::tier_source(&forms, &functions, &ctx).expect("the tier's C"),
+        });
+    }
     extra.extend(
         PpcDol
             .runtime_sources(platform.name, &options)
@@ -68,7 +107,6 @@ pub fn build_compiled(dir: &Path, programs: &[Program], entry: GuestAddr, driver
             .into_iter()
             .filter(|f| f.path != platform.c_path),
     );
-    let memory = PpcDol.memory_model(platform.name, &options);
     let image = guest::image_without_segments(entry);
     // Two shards, so that the two cores compile in parallel. Guest state lives in C locals
     // (passes/state-in-memory), the form the default pipeline builds.
