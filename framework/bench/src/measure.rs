@@ -210,6 +210,7 @@ pub fn recompile(
         .host_cpu
         .iter()
         .flat_map(|cpu| ["--host-cpu".to_string(), cpu.clone()])
+        .chain(config.run_time_tier.map(|on| format!("--run-time-tier={on}")))
         .collect();
     let invocation = Invocation::new([
         OsString::from("/usr/bin/time"),

@@ -59,6 +59,10 @@ pub struct Configuration {
     /// x86-64's opt-in `x86-64-v3`; none keeps the recipe's.
     #[serde(default)]
     pub host_cpu: Option<String>,
+    /// The run-time tier on or off in place of the recipe's (`rpt recompile --run-time-tier`);
+    /// none keeps the recipe's.
+    #[serde(default)]
+    pub run_time_tier: Option<bool>,
 }
 
 /// One guest program to measure.

@@ -568,6 +568,7 @@ fn emit_context<'a>(
         memarg: codegen_options(db, s).memory_base_argument,
         state_in_locals: codegen_options(db, s).state_in_locals,
         calls,
+        run_time_tier: s.recipe(db).run_time_tier,
         count_instructions: s.recipe(db).count_instructions,
     }
 }

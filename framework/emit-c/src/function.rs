@@ -1228,8 +1228,8 @@ impl<'a> FnEmitter<'a> {
             (Some(light), _) => light,
             // Without MEMARG an indirect call is emitted once, and its target may run in the
             // run-time tier, which may touch any register: it hands over everything.
-            (None, CallTarget::Indirect(_)) => return None,
-            (None, CallTarget::Direct(_)) => self.ctx.calls.of(target)?,
+            (None, CallTarget::Indirect(_)) if self.ctx.run_time_tier => return None,
+            (None, _) => self.ctx.calls.of(target)?,
         };
         let after = self.live_in.get(cont.block.index());
         let live_after = |w: &SlotId| after.is_none_or(|l| l.contains(w));
@@ -1330,18 +1330,21 @@ impl<'a> FnEmitter<'a> {
     /// the version for a target in the direct table hands over; the dirty locals the other
     /// version writes back are clean after either. `None` for a call emitted once.
     ///
-    /// Every indirect call that hands over less than everything is emitted twice, not only those
-    /// with a light union: a target with no lifted function runs in the run-time tier, which may
-    /// read and write any register, so the version for a target outside the direct table hands
-    /// over everything (the union of the address-taken functions is only what lifted targets use).
+    /// With the run-time tier, every indirect call that hands over less than everything is
+    /// emitted twice, not only those with a light union: a target with no lifted function runs in
+    /// the tier, which may read and write any register, so the version for a target outside the
+    /// direct table hands over everything (the union of the address-taken functions is only what
+    /// lifted targets use).
     fn light_indirect_call(&self, target: &CallTarget) -> Option<&StateUse> {
         match target {
-            CallTarget::Indirect(_) if self.ctx.memarg && !self.locals.is_empty() => self
-                .ctx
-                .calls
-                .indirect_light
-                .as_ref()
-                .or(self.ctx.calls.indirect.as_ref()),
+            CallTarget::Indirect(_) if self.ctx.memarg && !self.locals.is_empty() => {
+                let light = self.ctx.calls.indirect_light.as_ref();
+                if self.ctx.run_time_tier {
+                    light.or(self.ctx.calls.indirect.as_ref())
+                } else {
+                    light
+                }
+            }
             _ => None,
         }
     }

@@ -29,6 +29,10 @@ pub struct Selection {
     /// the recipe listed them without parameters. The generation's digest follows.
     #[cfg_attr(feature = "clap", arg(long, value_delimiter = ','))]
     pub passes: Option<Vec<String>>,
+    /// The run-time tier on or off in place of the recipe's `run_time_tier` (`--run-time-tier
+    /// false` builds without it, as the benchmarks of its cost do). The generation's digest follows.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "BOOL"))]
+    pub run_time_tier: Option<bool>,
 }
 
 /// A recipe as one build makes it: the recipe file with a [`Selection`] applied.
@@ -85,6 +89,9 @@ pub fn effective_recipe(mut recipe: Recipe, selection: &Selection) -> Result<Eff
     if let Some(cpu) = &selection.host_cpu {
         recipe.host_cpu = Some(cpu.clone());
     }
+    if let Some(on) = selection.run_time_tier {
+        recipe.run_time_tier = on;
+    }
     Ok(EffectiveRecipe {
         recipe,
         dropped_settings_of,
@@ -130,12 +137,25 @@ pub(crate) fn select(host: Option<&str>, host_cpu: Option<&str>, passes: Option<
         host: host.map(str::to_string),
         host_cpu: host_cpu.map(str::to_string),
         passes: passes.map(|p| p.iter().map(|s| s.to_string()).collect()),
+        run_time_tier: None,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn turning_the_run_time_tier_off_changes_the_recipe_and_its_name() {
+        let on = effective_recipe(recipe(), &Selection::default()).expect("effective");
+        let off = Selection {
+            run_time_tier: Some(false),
+            ..Selection::default()
+        };
+        let off = effective_recipe(recipe(), &off).expect("effective");
+        assert!(on.recipe.run_time_tier && !off.recipe.run_time_tier);
+        assert_ne!(on.generation_name(), off.generation_name());
+    }
     use rpt_recipe::CacheGeometry;
 
     fn recipe() -> Recipe {

@@ -660,6 +660,7 @@ fn c_run(cases: &[Case], programs: &[Program], tier: Option<&[(GuestAddr, Functi
             memarg: false,
             state_in_locals: rpt_ir::RoleSet::EMPTY,
             calls: &rpt_emit_c::state_use::UNKNOWN_CALLS,
+            run_time_tier: false,
             count_instructions: false,
         };
         extra.push(SourceFile {

@@ -93,6 +93,7 @@ pub fn emit_functions(
                 memarg: choices.memarg,
                 state_in_locals: choices.state_in_locals,
                 calls: &calls,
+                run_time_tier: false,
                 count_instructions: false,
             };
             rpt_emit_c::emit_function(f, &ctx).unwrap_or_else(|e| panic!("{}: emit failed: {e}", f.name()))

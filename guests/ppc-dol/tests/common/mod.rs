@@ -92,6 +92,7 @@ fn build_with(
             memarg: false,
             state_in_locals: rpt_ir::RoleSet::EMPTY,
             calls: &rpt_emit_c::state_use::UNKNOWN_CALLS,
+            run_time_tier: false,
             count_instructions: false,
         };
         let functions = Default::default();
