@@ -102,6 +102,15 @@ pub struct MemoryModel {
     /// lifted caller reads them after calling it (`rpt_emit_c::state_use`).
     #[serde(default)]
     pub scratch_registers: Vec<SlotId>,
+    /// The registers the guest's calling conventions pass something through, in or out of a call:
+    /// arguments, results, the stack pointer and small-data anchors, and the modes code runs
+    /// under (rounding, precision, quantisation). Code the run-time tier runs keeps those
+    /// conventions as compiled code does, so an indirect call that may reach it hands over these
+    /// (and takes back those it reads after) besides what the lifted targets use
+    /// (`rpt_emit_c`, "State in locals"); every other register is one the callee preserves or one
+    /// the caller does not read after the call.
+    #[serde(default)]
+    pub call_registers: Vec<SlotId>,
 }
 
 /// Where function discovery starts.

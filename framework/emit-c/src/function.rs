@@ -1224,26 +1224,31 @@ impl<'a> FnEmitter<'a> {
     /// call: a path on which the callee leaves it alone must find the caller's value there.
     /// Otherwise neither version matters, and the local stays as it was, unread until written.
     fn call_hands_over(&self, target: &CallTarget, cont: &BlockCall) -> Option<(BTreeSet<SlotId>, BTreeSet<SlotId>)> {
-        let callee = match (self.light_indirect_call(target), target) {
-            (Some(light), _) => light,
-            // Without MEMARG an indirect call is emitted once, and its target may run in the
-            // run-time tier, which may touch any register: it hands over everything.
-            (None, CallTarget::Indirect(_)) if self.ctx.run_time_tier => return None,
-            (None, _) => self.ctx.calls.of(target)?,
+        let light = self.light_indirect_call(target);
+        let callee = match light {
+            Some(light) => light,
+            None => self.ctx.calls.of(target)?,
         };
+        // An indirect call emitted once may reach code no function holds, which the run-time
+        // tier runs: beyond what the lifted targets use, it hands over (and takes back) what the
+        // guest's calling conventions pass through a call, which the tier's code reads and writes
+        // as compiled code does. The two-version call's light version only reaches functions in
+        // the direct table, and its other version hands over everything.
+        let tier_may_run = self.ctx.run_time_tier && light.is_none() && matches!(target, CallTarget::Indirect(_));
+        let passed_by_call = |w: &SlotId| tier_may_run && self.ctx.memory.call_registers.contains(w);
         let after = self.live_in.get(cont.block.index());
         let live_after = |w: &SlotId| after.is_none_or(|l| l.contains(w));
         let written: BTreeSet<SlotId> = self
             .locals
             .iter()
             .copied()
-            .filter(|w| callee.writes.contains(w) && live_after(w))
+            .filter(|w| (callee.writes.contains(w) || passed_by_call(w)) && live_after(w))
             .collect();
         let handed = self
             .locals
             .iter()
             .copied()
-            .filter(|w| callee.reads.contains(w) || written.contains(w))
+            .filter(|w| callee.reads.contains(w) || written.contains(w) || passed_by_call(w))
             .collect();
         Some((handed, written))
     }
@@ -1330,20 +1335,10 @@ impl<'a> FnEmitter<'a> {
     /// the version for a target in the direct table hands over; the dirty locals the other
     /// version writes back are clean after either. `None` for a call emitted once.
     ///
-    /// With the run-time tier, every indirect call that hands over less than everything is
-    /// emitted twice, not only those with a light union: a target with no lifted function runs in
-    /// the tier, which may read and write any register, so the version for a target outside the
-    /// direct table hands over everything (the union of the address-taken functions is only what
-    /// lifted targets use).
     fn light_indirect_call(&self, target: &CallTarget) -> Option<&StateUse> {
         match target {
             CallTarget::Indirect(_) if self.ctx.memarg && !self.locals.is_empty() => {
-                let light = self.ctx.calls.indirect_light.as_ref();
-                if self.ctx.run_time_tier {
-                    light.or(self.ctx.calls.indirect.as_ref())
-                } else {
-                    light
-                }
+                self.ctx.calls.indirect_light.as_ref()
             }
             _ => None,
         }

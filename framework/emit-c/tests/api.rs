@@ -286,6 +286,7 @@ fn cpu_header_handles_awkward_states() {
         big_endian: true,
         stack_pointer: None,
         scratch_registers: Vec::new(),
+        call_registers: Vec::new(),
     };
     let text = rpt_emit_c::cpu_header(&StateDesc::new(), model, &BTreeMap::new(), false);
     assert!(

@@ -87,6 +87,7 @@ impl GuestPlugin for PpcDol {
             big_endian: true,
             stack_pointer: Some(crate::state::gpr(1)),
             scratch_registers: crate::state::scratch_registers(),
+            call_registers: crate::state::call_registers(),
         }
     }
 

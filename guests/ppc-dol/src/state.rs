@@ -85,6 +85,23 @@ pub fn scratch_registers() -> Vec<SlotId> {
     out
 }
 
+/// The registers the PowerPC SysV and EABI calling conventions pass something through: r1 (the
+/// stack pointer), r2 and r13 (the small-data anchors), r3..r10 and f1..f8 (arguments; r3, r4 and
+/// f1 results), with their paired-single halves, and the modes code runs under: the FPSCR
+/// (rounding), the GQRs (paired-single quantisation) and HID2.
+pub fn call_registers() -> Vec<SlotId> {
+    let mut out = vec![gpr(1), gpr(2), gpr(13)];
+    out.extend((3..11).map(gpr));
+    for n in 1..9 {
+        out.push(fpr(n));
+        out.push(ps1(n));
+    }
+    out.push(FPSCR);
+    out.extend((0..8).map(gqr));
+    out.push(HID2);
+    out
+}
+
 /// The SPR numbers `mfspr`/`mtspr` reach, with their slots.
 pub const SPRS: [(u32, SlotId, &str); 12] = [
     (1, XER, "xer"),

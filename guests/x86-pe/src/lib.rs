@@ -78,6 +78,7 @@ impl GuestPlugin for X86Pe {
             big_endian: false,
             stack_pointer: Some(crate::state::ESP),
             scratch_registers: crate::state::scratch_registers(),
+            call_registers: crate::state::call_registers(),
         }
     }
 

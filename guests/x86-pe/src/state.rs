@@ -127,6 +127,30 @@ pub fn scratch_registers() -> Vec<SlotId> {
     out
 }
 
+/// The registers the i386 calling conventions pass something through: `esp`; `eax`, `ecx` and
+/// `edx` (fastcall's and thiscall's arguments, gcc's regparm, results in `eax` and `edx`); `df`
+/// (clear at every call and return); `xmm0` (`__vectorcall`'s result); and the x87 unit (a float
+/// result in st0, the control word's precision and rounding) and MXCSR.
+pub fn call_registers() -> Vec<SlotId> {
+    vec![
+        ESP,
+        EAX,
+        ECX,
+        EDX,
+        DF,
+        MXCSR,
+        FPU_CW,
+        FPU_SW,
+        FPU_TOP,
+        FPU_TAGS,
+        ST_M,
+        ST_E,
+        FPU_RESULT_E,
+        xmm_lo(0),
+        xmm_hi(0),
+    ]
+}
+
 /// The slot holding the low 64 bits of `xmm<n>` (`n` < 8): the scalar lane of every SSE instruction.
 pub const fn xmm_lo(n: u32) -> SlotId {
     SlotId(XMM_BASE + 2 * n)

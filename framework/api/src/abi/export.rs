@@ -363,6 +363,7 @@ mod tests {
                 big_endian: true,
                 stack_pointer: None,
                 scratch_registers: Vec::new(),
+                call_registers: Vec::new(),
             }
         }
         fn platforms(&self) -> Vec<String> {

@@ -18,6 +18,7 @@ pub const MEMORY: MemoryModel = MemoryModel {
     big_endian: false,
     stack_pointer: None,
     scratch_registers: Vec::new(),
+    call_registers: Vec::new(),
 };
 
 /// The directory holding this crate's test data.
