@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use rpt_tests::matrix::{self, HOSTS};
-use rpt_tests::{rpt_binary, stderr_of, workspace_root};
+use rpt_tests::{rpt_binary, sha256_file, stderr_of, workspace_root};
 
 /// The sample's recipe for `guest` with instruction counting on, written into `dir`.
 fn counting_recipe(dir: &Path, guest: &str) -> String {
@@ -29,13 +29,30 @@ fn counting_recipe(dir: &Path, guest: &str) -> String {
 }
 
 fn rpt_run(recipe: &str, host: &str, gen_dir: &Path, cache_dir: &Path, stdin: &[u8]) -> Output {
+    rpt_run_with(recipe, host, gen_dir, cache_dir, stdin, &[])
+}
+
+fn rpt_run_with(recipe: &str, host: &str, gen_dir: &Path, cache_dir: &Path, stdin: &[u8], extra: &[&str]) -> Output {
     let mut cmd = Command::new(rpt_binary());
-    cmd.args(["run", recipe, "--host", host, "--gen-dir"])
+    cmd.args(["run", recipe, "--host", host])
+        .args(extra)
+        .arg("--gen-dir")
         .arg(gen_dir)
         .arg("--cache-dir")
         .arg(cache_dir)
         .env("CI", "1");
     matrix::output_with_input(cmd, stdin).expect("rpt starts")
+}
+
+/// The text of every generation's manifest under `recipe_dir` (`gen/<recipe>/`).
+fn generation_manifests(recipe_dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(recipe_dir).expect("the recipe's generations").flatten() {
+        if let Ok(text) = fs::read_to_string(entry.path().join("manifest.ron")) {
+            out.push(text);
+        }
+    }
+    out
 }
 
 /// `(compiled, total)` from the runtime's `guest instructions run compiled: A of T (P%)` line.
@@ -104,6 +121,15 @@ fn code_discovery_missed_runs_in_the_tier_then_compiled_after_one_recompile_on_e
                 "{what}: the recompile did not read the coverage file\n{stderr}"
             );
             assert_eq!(compiled_share(&stderr), (total, total), "{what}: second run\n{stderr}");
+            // The manifest of the generation built from the coverage file records the file's hash.
+            let coverage_file = gen_dir.join(format!("computed-{guest}/tier-coverage.txt"));
+            let manifests = generation_manifests(&gen_dir.join(format!("computed-{guest}")));
+            let wanted = format!("tier_coverage_sha256: Some(\"{}\")", sha256_file(&coverage_file));
+            assert_eq!(
+                manifests.iter().filter(|m| m.contains(&wanted)).count(),
+                1,
+                "{what}: one generation records {wanted}"
+            );
             assert!(stderr.contains("(100.00%)"), "{what}\n{stderr}");
             assert!(!stderr.contains("rpt: the run-time tier ran"), "{what}\n{stderr}");
             totals.push(total);
@@ -111,4 +137,28 @@ fn code_discovery_missed_runs_in_the_tier_then_compiled_after_one_recompile_on_e
         // The same guest instructions on every host, counted by compiled code and by the tier alike.
         assert!(totals.windows(2).all(|w| w[0] == w[1]), "{guest}: {totals:?}");
     }
+}
+
+/// With the tier turned off, the same program stops where it first reaches code no function holds,
+/// naming the address and the call that got there, as before the tier existed.
+#[test]
+fn without_the_tier_a_miss_stops_the_program_naming_the_address_and_the_caller() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let out = rpt_run_with(
+        "recipes/tier-computed-ppc.ron",
+        "x86-64",
+        &work.path().join("gen"),
+        &work.path().join("cache"),
+        b"3\n",
+        &["--run-time-tier", "false"],
+    );
+    let stderr = stderr_of(&out);
+    assert!(out.status.code() == Some(125), "{stderr}");
+    let exit = stderr
+        .lines()
+        .find(|l| l.contains("unlifted code"))
+        .unwrap_or_else(|| panic!("no exit at unlifted code:\n{stderr}"));
+    assert!(exit.starts_with("rpt: guest exit at 0x8000"), "{exit}");
+    assert!(stderr.contains("  called from 0x"), "{stderr}");
+    assert!(!stderr.contains("run-time tier ran"), "{stderr}");
 }

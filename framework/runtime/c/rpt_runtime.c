@@ -431,6 +431,14 @@ _Noreturn void rpt_exit(struct cpu *c, uint64_t pc, int reason)
 		rpt_report_fault_site(c, pc);
 		rpt_process_exit(RPT_STATUS_GUEST_FAULT);
 	}
+	if (reason == RPT_EXIT_UNLIFTED) {
+		/* Code that no function holds and the run-time tier has no instruction for (or the recipe
+		 * turned the tier off): who called it is what a user needs to find the pointer. */
+		char callers[512];
+		size_t n = 0;
+		rpt_report_callers(c, callers, sizeof callers, &n);
+		rpt_write(2, callers, n);
+	}
 	rpt_process_exit(125);
 }
 
