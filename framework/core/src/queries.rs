@@ -55,6 +55,19 @@ pub fn recipe_overrides(db: &dyn Db, s: Session) -> BTreeMap<GuestAddr, rpt_reci
         .collect()
 }
 
+/// The recipe's `run_time_tier`, alone, so that what depends on it is not re-run by an edit
+/// of anything else in the recipe.
+#[salsa::tracked(returns(copy))]
+pub fn run_time_tier(db: &dyn Db, s: Session) -> bool {
+    s.recipe(db).run_time_tier
+}
+
+/// The recipe's `count_instructions`, alone (as [`run_time_tier`]).
+#[salsa::tracked(returns(copy))]
+pub fn count_instructions(db: &dyn Db, s: Session) -> bool {
+    s.recipe(db).count_instructions
+}
+
 /// The recipe's shard count.
 #[salsa::tracked(returns(copy))]
 pub fn shard_count(db: &dyn Db, s: Session) -> u32 {
@@ -195,16 +208,14 @@ pub fn program_facts(db: &dyn Db, s: Session) -> Result<Arc<ProgramFacts>, CoreE
         .entry_points
         .extend(recipe.coverage_entries.keys().map(|a| GuestAddr(*a)));
     let discovery = guest.discover(&image, &seeds);
-    // Coverage entries are where the tier was entered through a pointer computed at run time, and
-    // function hints name code reached only indirectly: passes must treat them as the indirect
-    // calls' targets they are (what an indirect call hands over, the flag ABI of functions called
-    // from anywhere).
+    // Coverage entries are where the tier was entered through a pointer computed at run time:
+    // passes must treat them as the indirect calls' targets they are (what an indirect call hands
+    // over, the flag ABI of functions called from anywhere).
     let address_taken: BTreeSet<GuestAddr> = discovery
         .address_taken
         .iter()
         .copied()
         .chain(recipe.coverage_entries.keys().map(|a| GuestAddr(*a)))
-        .chain(recipe.function_hints.iter().map(|a| GuestAddr(*a)))
         .filter(|a| discovery.functions.contains(a))
         .collect();
     let coverage_new = if recipe.coverage_entries.is_empty() {
@@ -568,8 +579,8 @@ fn emit_context<'a>(
         memarg: codegen_options(db, s).memory_base_argument,
         state_in_locals: codegen_options(db, s).state_in_locals,
         calls,
-        run_time_tier: s.recipe(db).run_time_tier,
-        count_instructions: s.recipe(db).count_instructions,
+        run_time_tier: run_time_tier(db, s),
+        count_instructions: count_instructions(db, s),
     }
 }
 
@@ -692,7 +703,7 @@ pub fn image_c(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreError> {
 pub fn tier_c(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreError> {
     let facts = program_facts(db, s).clone()?;
     let mut instructions = Vec::new();
-    if s.recipe(db).run_time_tier {
+    if run_time_tier(db, s) {
         let guest = guest_plugin(db, s)?;
         let image = guest_image(db, s).clone()?;
         let mut covered = BTreeSet::new();
