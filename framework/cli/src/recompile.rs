@@ -50,10 +50,9 @@ pub fn recompile(args: &RecompileArgs) -> Result<Recompiled> {
         &plugins::target_dir(&cache_dir),
         &mut registry,
     )?;
-    let effective = rpt_generation::effective_recipe(loaded.recipe.clone(), &args.selection)?;
     let gen_root = args.gen_dir.root(recipe_path);
-    let coverage = rpt_generation::recipe_tier_coverage(&gen_root, recipe_path, &effective.recipe)?;
-    let effective = effective.with_coverage(coverage.as_ref());
+    let (effective, coverage) =
+        rpt_generation::effective_recipe_with_coverage(loaded.recipe.clone(), &args.selection, &gen_root, recipe_path)?;
     let recipe = &effective.recipe;
     if let Some(own_host) = &effective.dropped_settings_of {
         eprintln!(

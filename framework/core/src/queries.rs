@@ -711,13 +711,13 @@ pub fn tier_c(db: &dyn Db, s: Session) -> Result<Arc<String>, CoreError> {
             let lifted = lifted_function(db, s, FunctionId::new(db, *addr)).clone()?;
             covered.extend(lifted.listing.iter().map(|(at, _)| *at));
         }
+        let ctx = VerifyContext {
+            state: &facts.state,
+            helpers: Some(&facts.helpers),
+            // A tier instruction may call any address: the tier finds what is there.
+            callees: None,
+        };
         for lifted in guest.lift_uncovered(&image, &facts.functions, &covered, guest_options(db, s)) {
-            let ctx = VerifyContext {
-                state: &facts.state,
-                helpers: Some(&facts.helpers),
-                // A tier instruction may call any address: the tier finds what is there.
-                callees: None,
-            };
             let addr = lifted.function.entry;
             verify_function(&lifted.function, ctx).map_err(|e| CoreError::BadLift {
                 function: addr,

@@ -1334,7 +1334,6 @@ impl<'a> FnEmitter<'a> {
     /// For an indirect call emitted in two versions (`state_use::ProgramStateUse` says why), what
     /// the version for a target in the direct table hands over; the dirty locals the other
     /// version writes back are clean after either. `None` for a call emitted once.
-    ///
     fn light_indirect_call(&self, target: &CallTarget) -> Option<&StateUse> {
         match target {
             CallTarget::Indirect(_) if self.ctx.memarg && !self.locals.is_empty() => {
@@ -1760,7 +1759,7 @@ impl FnEmitter<'_> {
     /// extern is the call compiled code makes; a call of anything else runs in the tier
     /// (`rpt_tier_run`, which calls a compiled function when one is there). Any other way out
     /// hands the tier's loop the address to go on at: a return is `RPT_TIER_RETURN`, and the loop
-    /// decides whether a tail jump's target is compiled.
+    /// finds a tail jump's target in the function table (externs included) or runs it itself.
     fn tier_terminator(&mut self, form: &TierForm<'_>, term: &Terminator) -> Result<Option<String>, EmitError> {
         let s = match term {
             Terminator::Exit {
@@ -1774,12 +1773,6 @@ impl FnEmitter<'_> {
             Terminator::Call { target, cont } => {
                 let call = self.tier_call(form, target)?;
                 format!("{call} {}", self.jump(cont)?)
-            }
-            Terminator::TailCall {
-                target: CallTarget::Direct(addr),
-            } if form.functions.contains(addr) || self.ctx.externs.contains_key(addr) => {
-                let call = self.tier_call(form, &CallTarget::Direct(*addr))?;
-                format!("{call} return RPT_TIER_RETURN;")
             }
             Terminator::TailCall {
                 target: CallTarget::Direct(addr),
@@ -1804,7 +1797,6 @@ impl FnEmitter<'_> {
 
     /// A call from a form: by name for a lifted function or an extern, else through the tier.
     fn tier_call(&mut self, form: &TierForm<'_>, target: &CallTarget) -> Result<String, EmitError> {
-        self.uses_memory_base = true;
         match target {
             CallTarget::Direct(addr) if self.ctx.externs.contains_key(addr) => {
                 Ok(format!("{}(c);", self.callee(*addr)?))

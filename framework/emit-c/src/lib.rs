@@ -63,9 +63,9 @@ pub struct EmitContext<'a> {
     /// locals a call hands over and takes back only those; empty means everything for every call.
     pub calls: &'a CallStateUse,
     /// The program has the run-time tier (the recipe's `run_time_tier`): an indirect call may
-    /// reach code no function holds, which the tier runs and which may touch any register, so
-    /// with state in locals an indirect call whose target is not in the direct table hands over
-    /// everything.
+    /// reach code no function holds, which the tier runs, so with state in locals an indirect
+    /// call also hands over what the guest's calling conventions pass through a call
+    /// (`MemoryModel::call_registers`).
     pub run_time_tier: bool,
     /// Count every guest instruction run compiled in `rpt_compiled_insns` (the recipe's
     /// `count_instructions`), so the runtime can say what fraction ran in the run-time tier.

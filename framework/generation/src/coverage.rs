@@ -86,14 +86,19 @@ impl EffectiveRecipe {
     }
 }
 
-/// The coverage file of the recipe at `recipe_path`, read: what every command that names a
-/// generation applies to its effective recipe.
-pub fn recipe_tier_coverage(
+/// The recipe file `recipe` (read from `recipe_path`) as a build makes it: `selection` applied
+/// ([`crate::effective_recipe`]), then its coverage file's entries, and that file when there is
+/// one. Every command that names a generation goes through here, so `recompile`, `run` and
+/// `promote` agree on its name.
+pub fn effective_recipe_with_coverage(
+    recipe: Recipe,
+    selection: &crate::Selection,
     gen_root: &Path,
     recipe_path: &Path,
-    recipe: &Recipe,
-) -> Result<Option<TierCoverage>, GenerationError> {
-    read_tier_coverage(&tier_coverage_path(gen_root, recipe_path, recipe)?)
+) -> Result<(EffectiveRecipe, Option<TierCoverage>), GenerationError> {
+    let effective = crate::effective_recipe(recipe, selection)?;
+    let coverage = read_tier_coverage(&tier_coverage_path(gen_root, recipe_path, &effective.recipe)?)?;
+    Ok((effective.with_coverage(coverage.as_ref()), coverage))
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use rpt_archive::{MANIFEST_FILE, Manifest};
 use rpt_recipe::Recipe;
 
 use crate::GenerationError;
-use crate::select::{Selection, effective_recipe};
+use crate::select::Selection;
 
 /// A generation's sources, relative to it.
 pub const SOURCES_DIR: &str = "src";
@@ -138,8 +138,7 @@ pub fn recipe_generations(gen_root: &Path, recipe_name: &str) -> PathBuf {
 
 /// The generation of the recipe file as it is now, built with `selection`, which must exist: what
 /// `promote` means without `--generation`. It is named exactly as `recompile` with the same
-/// selection names it, because both go through [`effective_recipe`] and then read the recipe's
-/// coverage file ([`crate::recipe_tier_coverage`]).
+/// selection names it, because both go through [`crate::effective_recipe_with_coverage`].
 pub fn current_generation(
     gen_root: &Path,
     recipe_path: &Path,
@@ -148,9 +147,7 @@ pub fn current_generation(
     let text = std::fs::read_to_string(recipe_path)
         .map_err(GenerationError::io(format!("reading {}", recipe_path.display())))?;
     let recipe = rpt_recipe::parse(recipe_path, &text)?;
-    let effective = effective_recipe(recipe, selection)?;
-    let coverage = crate::recipe_tier_coverage(gen_root, recipe_path, &effective.recipe)?;
-    let effective = effective.with_coverage(coverage.as_ref());
+    let (effective, _) = crate::effective_recipe_with_coverage(recipe, selection, gen_root, recipe_path)?;
     let generation = GenerationDir::new(gen_root, &recipe_name(recipe_path)?, &effective.recipe);
     if !generation.exists() {
         return Err(GenerationError::NoCurrent {
@@ -211,7 +208,7 @@ pub fn default_rebuild_dir(generation: &Path, recipe_name: &str) -> Option<PathB
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::select::select as selection;
+    use crate::select::{effective_recipe, select as selection};
 
     /// The demo recipe, with the workspace's image path, as recipes/demo-x86.ron has it.
     fn demo_text() -> String {

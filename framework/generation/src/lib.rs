@@ -7,7 +7,7 @@
 //!   drops the recipe's `host_cpu` and `l1i`, which describe the recipe's own host.
 //! - **Its name.** `<first 16 hex digits of the effective recipe's digest>-<host>`
 //!   ([`generation_name`]), in `gen/<recipe>/` ([`GenerationDir`]). Every command that names a
-//!   generation goes through [`effective_recipe`], so `recompile` writes the directory that
+//!   generation goes through [`effective_recipe`] (with the coverage file: [`effective_recipe_with_coverage`]), so `recompile` writes the directory that
 //!   `promote` with the same flags looks for ([`current_generation`]); `--generation` and
 //!   `bench --vs gen:ID` name one by name or prefix ([`named_generation`]).
 //! - **Its coverage.** The run-time tier's coverage file (`coverage`: where the program entered
@@ -39,7 +39,9 @@ pub mod layout;
 mod select;
 
 pub use build::{BuildEvent, Built, Linked, NewGeneration, build, compile_and_link, object_key_extra, runtime_files};
-pub use coverage::{DEFAULT_COVERAGE_FILE, TierCoverage, read_tier_coverage, recipe_tier_coverage, tier_coverage_path};
+pub use coverage::{
+    DEFAULT_COVERAGE_FILE, TierCoverage, effective_recipe_with_coverage, read_tier_coverage, tier_coverage_path,
+};
 pub use error::GenerationError;
 pub use layout::{
     GenerationDir, current_generation, default_archive_root, default_gen_root, default_rebuild_dir, generation_name,
