@@ -43,6 +43,44 @@ impl Widths {
     }
 }
 
+/// RESET's state is the default context: the one the image's entry and the recipe's plain
+/// addresses are entered in, and the one a function key without context bits names.
+impl Default for Widths {
+    fn default() -> Widths {
+        Widths::RESET
+    }
+}
+
+/// Where a function key keeps the context: bits 24–26, above the 24-bit address.
+const KEY_SHIFT: u32 = 24;
+
+impl Widths {
+    /// The context bits of a function key: what differs from RESET's state (bit 2 native mode,
+    /// bit 1 a 16-bit accumulator, bit 0 16-bit index registers), so RESET's state is 0 and a key
+    /// in it is the plain address.
+    pub fn key_bits(self) -> u64 {
+        u64::from(self.bits() ^ 7)
+    }
+
+    /// The function key of the routine at the 24-bit `addr` entered in this state: one routine
+    /// entered with 8- and 16-bit registers is two functions, told apart by these keys wherever rpt
+    /// names a function by a guest address (its C name, the function table, coverage files).
+    pub fn key(self, addr: u32) -> u64 {
+        u64::from(addr & 0xff_ffff) | (self.key_bits() << KEY_SHIFT)
+    }
+
+    /// The address and state a function key names, or `None` for bits above the context.
+    pub fn from_key(key: u64) -> Option<(u32, Widths)> {
+        if key >> (KEY_SHIFT + 3) != 0 {
+            return None;
+        }
+        let bits = ((key >> KEY_SHIFT) as u8) ^ 7;
+        let widths = Widths::from_bits(bits);
+        // Emulation mode forces 8-bit registers: a key saying otherwise names no state.
+        (widths.bits() == bits).then_some(((key & 0xff_ffff) as u32, widths))
+    }
+}
+
 impl fmt::Display for Widths {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let m = if self.m8 { "m8" } else { "m16" };
@@ -475,6 +513,19 @@ mod tests {
         assert_eq!(Widths::from_bits(4), Widths::RESET);
         // REP/SEP and the signature bytes never change size.
         assert_eq!(decode(&[0xc2, 0x30], 0, Widths::RESET).unwrap().len, 2);
+    }
+
+    #[test]
+    fn function_keys_name_address_and_state_and_reset_is_the_plain_address() {
+        assert_eq!(Widths::RESET.key(0x00_8000), 0x8000);
+        assert_eq!(NATIVE16.key(0x80_8000), 0x0780_8000);
+        for bits in [0, 4, 5, 6, 7] {
+            let widths = Widths::from_bits(bits ^ 7);
+            assert_eq!(Widths::from_key(widths.key(0x12_3456)), Some((0x12_3456, widths)));
+        }
+        // Emulation mode with a 16-bit accumulator is no state the CPU can be in.
+        assert_eq!(Widths::from_key(0x0200_8000), None);
+        assert_eq!(Widths::from_key(0x1000_0000), None);
     }
 
     #[test]

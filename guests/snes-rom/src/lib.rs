@@ -8,4 +8,6 @@
 #![deny(missing_docs)]
 
 pub mod decode;
+pub mod discover;
 pub mod loader_rom;
+pub mod state;
