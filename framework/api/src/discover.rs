@@ -191,6 +191,13 @@ pub trait Isa: Sized {
         target.0 == 0
     }
 
+    /// The context `insn` was decoded in. The default: the default context, all a fixed-width
+    /// instruction set has.
+    fn insn_context(&self, insn: &Self::Insn) -> Self::Context {
+        let _ = insn;
+        Self::Context::default()
+    }
+
     /// Words of the image that point at code: weak function candidates.
     fn pointer_candidates(&self, image: &GuestImage) -> Vec<CodePointer>;
 
@@ -318,6 +325,19 @@ impl<'a, I: Isa> Walker<'a, I> {
         }
     }
 
+    /// A walker where `functions` (default context) and `variants` (entries in other contexts)
+    /// are known: what lifting is handed for a guest whose routines are entered in several widths.
+    pub fn with_variants(
+        isa: &'a I,
+        image: &'a GuestImage,
+        functions: Cow<'a, BTreeSet<GuestAddr>>,
+        variants: BTreeSet<Entry<I::Context>>,
+    ) -> Walker<'a, I> {
+        let mut walker = Walker::new(isa, image, functions);
+        walker.added = variants;
+        walker
+    }
+
     /// The instruction set walked.
     pub fn isa(&self) -> &'a I {
         self.isa
@@ -411,7 +431,11 @@ impl<'a, I: Isa> Walker<'a, I> {
     /// is assumed to return unless the callee is an external known not to. `None` when nothing
     /// decodes at `addr` or its flow cannot be taken.
     pub fn instruction_cfg(&self, addr: GuestAddr) -> Option<FunctionCfg<I>> {
-        let context = I::Context::default();
+        self.instruction_cfg_in(addr, I::Context::default())
+    }
+
+    /// [`Walker::instruction_cfg`] for the instruction at `addr` decoded in `context`.
+    pub fn instruction_cfg_in(&self, addr: GuestAddr, context: I::Context) -> Option<FunctionCfg<I>> {
         let (insn, next) = self.isa.decode(self.image, addr, context).ok()?;
         let mut cfg = FunctionCfg::new(Entry { addr, context });
         let mut after = context;
@@ -533,7 +557,15 @@ impl<'a, I: Isa> Walker<'a, I> {
         context: I::Context,
         run: &I::Run,
     ) {
-        if self.is_tail_target(addr, context, cfg.entry.addr) {
+        // A block already walked in another context decodes differently from here: it is the
+        // entry of another variant, reached by a tail call (the 65816 reaching one loop with an
+        // 8-bit and a 16-bit accumulator).
+        let other_context = cfg.block_starts.get(&addr).is_some_and(|&c| c != context)
+            || (addr == cfg.entry.addr && context != cfg.entry.context);
+        if other_context {
+            cfg.may_return = true;
+            cfg.calls.insert(Entry { addr, context });
+        } else if self.is_tail_target(addr, context, cfg.entry.addr) {
             if self.isa.external(addr) != Some(CallFlow::NoReturn) {
                 cfg.may_return = true;
             }
@@ -558,7 +590,16 @@ impl<'a, I: Isa> Walker<'a, I> {
     ) {
         let mut pc = start;
         loop {
-            if cfg.insns.contains_key(&pc) || cfg.failures.contains_key(&pc) {
+            if let Some(walked) = cfg.insns.get(&pc) {
+                // Running into code walked in another context: that code is another variant's,
+                // which this path enters by a tail call (the lifter ends the block there).
+                if self.isa.insn_context(walked) != context {
+                    cfg.calls.insert(Entry { addr: pc, context });
+                    cfg.may_return = true;
+                }
+                return;
+            }
+            if cfg.failures.contains_key(&pc) {
                 return;
             }
             let (insn, next) = match self.isa.decode(self.image, pc, context) {
@@ -691,6 +732,18 @@ pub struct Found<C> {
 /// Finds every function reachable from the image's entry, its exports and the seeds, plus the
 /// weak candidates that survive validation.
 pub fn discover<I: Isa>(isa: &I, image: &GuestImage, seeds: &Seeds) -> Found<I::Context> {
+    discover_with_entries(isa, image, seeds, BTreeSet::new())
+}
+
+/// [`discover`], with `entries` as strong seeds besides the image's: entries in a context other
+/// than the default (an SNES cartridge's native-mode interrupt vectors, entered in whatever widths
+/// the interrupted code had).
+pub fn discover_with_entries<I: Isa>(
+    isa: &I,
+    image: &GuestImage,
+    seeds: &Seeds,
+    entries: BTreeSet<Entry<I::Context>>,
+) -> Found<I::Context> {
     let mut strong: BTreeSet<GuestAddr> = BTreeSet::new();
     let mut early = Vec::new();
     // A library may have no entry point (a PE DLL's AddressOfEntryPoint 0 lands on its headers):
@@ -720,6 +773,11 @@ pub fn discover<I: Isa>(isa: &I, image: &GuestImage, seeds: &Seeds) -> Found<I::
             context: I::Context::default(),
         })
         .collect();
+    for entry in entries {
+        if image.is_code(entry.addr) && walker.add_function(entry) {
+            queue.insert(entry);
+        }
+    }
     while let Some(f) = queue.pop_first() {
         let cfg = walker.walk_entry(f);
         for c in cfg.calls {

@@ -260,6 +260,10 @@ impl discover::Isa for W65816 {
         Ok(flow)
     }
 
+    fn insn_context(&self, insn: &Insn) -> Widths {
+        insn.widths
+    }
+
     fn jump_table(&self, _image: &GuestImage, _cfg: &FunctionCfg, _at: GuestAddr) -> Option<Vec<GuestAddr>> {
         None
     }
@@ -376,6 +380,24 @@ mod tests {
         assert!(cfg.calls_entry(GuestAddr(0x8010), x16), "{:?}", cfg.calls);
         assert!(cfg.calls_entry(GuestAddr(0x9000), x16), "{:?}", cfg.calls);
         assert!(cfg.insns.contains_key(&GuestAddr(0x8007)));
+    }
+
+    #[test]
+    fn a_block_reached_in_other_widths_is_another_variant() {
+        // $8002: REP #$20 ; $8004: LDA #$1234 ; RTS
+        let code = [0x80, 0x02, 0xc2, 0x20, 0xa9, 0x34, 0x12, 0x60];
+        let image = image_with(&code);
+        let walker = Walker::new(&W65816, &image, Cow::Owned(BTreeSet::new()));
+        let cfg = walker.walk_entry(Entry {
+            addr: GuestAddr(0x8002),
+            context: NATIVE8,
+        });
+        let m16 = Widths { m8: false, ..NATIVE8 };
+        assert_eq!(cfg.insns[&GuestAddr(0x8004)].len, 3);
+        // A branch back into walked code in other widths is a tail call of that variant.
+        // $8000: LDA #$12 ; REP #$20 ; BRA $8000
+        let cfg = walk(&image_with(&[0xa9, 0x12, 0xc2, 0x20, 0x80, 0xfa]), NATIVE8);
+        assert!(cfg.calls_entry(GuestAddr(0x8000), m16), "{:?}", cfg.calls);
     }
 
     #[test]
