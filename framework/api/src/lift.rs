@@ -64,6 +64,14 @@ pub trait InsnLifter<'f, I: Isa> {
     /// The next instruction to lift is at `pc`.
     fn set_pc(&mut self, pc: GuestAddr);
 
+    /// The guest PC an `exit` names for the code at `addr` in `context`, where the runtime goes on:
+    /// the address itself for a fixed-width guest; for one whose routines are entered in several
+    /// widths, the function key of that address in those widths.
+    fn exit_pc(&self, addr: GuestAddr, context: I::Context) -> GuestAddr {
+        let _ = context;
+        addr
+    }
+
     /// The listing line of a decoded instruction.
     fn listing_text(&mut self, insn: &I::Insn) -> String;
 
@@ -98,7 +106,18 @@ pub fn lift_function<I: Isa>(
     state: &StateDesc,
     lift: impl FnOnce(FunctionBuilder<'_>, Lifting<'_, I>) -> Lifted,
 ) -> LiftResult {
-    let cfg = walker.walk(entry);
+    lift_function_in(walker, entry, I::Context::default(), state, lift)
+}
+
+/// [`lift_function`] for the function at `entry` entered in `context`.
+pub fn lift_function_in<I: Isa>(
+    walker: &Walker<'_, I>,
+    entry: GuestAddr,
+    context: I::Context,
+    state: &StateDesc,
+    lift: impl FnOnce(FunctionBuilder<'_>, Lifting<'_, I>) -> Lifted,
+) -> LiftResult {
+    let cfg = walker.walk_entry(crate::discover::Entry { addr: entry, context });
     let mut function = Function::new(entry);
     let Lifted {
         mut diagnostics,
@@ -134,7 +153,18 @@ pub fn lift_instruction<I: Isa>(
     state: &StateDesc,
     lift: impl FnOnce(FunctionBuilder<'_>, Lifting<'_, I>) -> Lifted,
 ) -> Option<LiftResult> {
-    let cfg = walker.instruction_cfg(addr)?;
+    lift_instruction_in(walker, addr, I::Context::default(), state, lift)
+}
+
+/// [`lift_instruction`] for the instruction at `addr` decoded in `context`.
+pub fn lift_instruction_in<I: Isa>(
+    walker: &Walker<'_, I>,
+    addr: GuestAddr,
+    context: I::Context,
+    state: &StateDesc,
+    lift: impl FnOnce(FunctionBuilder<'_>, Lifting<'_, I>) -> Lifted,
+) -> Option<LiftResult> {
+    let cfg = walker.instruction_cfg_in(addr, context)?;
     let mut function = Function::new(addr);
     let Lifted { diagnostics, listing } = lift(
         FunctionBuilder::new(&mut function, state),
@@ -166,7 +196,14 @@ impl<I: Isa> Lifting<'_, I> {
         for (&start, &block) in &blocks {
             lifter.builder().switch_to_block(block);
             if self.continuations && start != self.cfg.entry.addr {
-                lifter.builder().exit_at(start, ExitReason::Unlifted, L::PC_TYPE);
+                let context = self
+                    .cfg
+                    .block_starts
+                    .get(&start)
+                    .copied()
+                    .unwrap_or(self.cfg.entry.context);
+                let pc = lifter.exit_pc(start, context);
+                lifter.builder().exit_at(pc, ExitReason::Unlifted, L::PC_TYPE);
                 continue;
             }
             lifter.start_block();
@@ -230,5 +267,12 @@ fn unliftable<'f, I: Isa, L: InsnLifter<'f, I>>(lifter: &mut L, cx: &mut BlockCo
         addr: pc,
         message,
     });
-    lifter.builder().exit_at(pc, ExitReason::Unliftable, L::PC_TYPE);
+    let context = cx
+        .cfg
+        .block_starts
+        .range(..=pc)
+        .next_back()
+        .map_or(cx.cfg.entry.context, |(_, &c)| c);
+    let exit = lifter.exit_pc(pc, context);
+    lifter.builder().exit_at(exit, ExitReason::Unliftable, L::PC_TYPE);
 }

@@ -34,8 +34,18 @@ use crate::discover::{Isa, Walker};
 /// A sweep of a stretch that holds data besides code finds instructions in the data too: they
 /// are never run, and cost only their place in the tier's table.
 pub fn uncovered_instructions<I: Isa>(walker: &Walker<'_, I>, covered: &BTreeSet<GuestAddr>) -> Vec<GuestAddr> {
+    uncovered_instructions_in(walker, covered, I::Context::default(), |_| true)
+}
+
+/// [`uncovered_instructions`] decoded in `context`, over the executable segments `sweep` takes
+/// (a guest whose ROM appears at several mirrors sweeps the ones its code runs from).
+pub fn uncovered_instructions_in<I: Isa>(
+    walker: &Walker<'_, I>,
+    covered: &BTreeSet<GuestAddr>,
+    context: I::Context,
+    sweep: impl Fn(&crate::Segment) -> bool,
+) -> Vec<GuestAddr> {
     let (isa, image) = (walker.isa(), walker.image());
-    let context = I::Context::default();
     // The bytes each covered instruction spans, by start; overlapping ones keep the longest.
     let mut spans: BTreeMap<u64, u64> = BTreeMap::new();
     for &at in covered {
@@ -45,7 +55,7 @@ pub fn uncovered_instructions<I: Isa>(walker: &Walker<'_, I>, covered: &BTreeSet
         }
     }
     let mut found = Vec::new();
-    for segment in image.segments.iter().filter(|s| s.flags.execute) {
+    for segment in image.segments.iter().filter(|s| s.flags.execute && sweep(s)) {
         let end = segment.addr.0.saturating_add(segment.bytes.len() as u64);
         let mut pc = segment.addr.0;
         while pc < end {

@@ -400,6 +400,16 @@ impl Insn {
         }
     }
 
+    /// Whether the instruction reads through `abs,X`, `abs,Y` or `(dp),Y`, which costs a cycle more
+    /// when the index carries into the next page (always with 16-bit index registers).
+    pub fn is_indexed_read(&self) -> bool {
+        let info = &self.info;
+        matches!(info.mode, Mode::AbsoluteX | Mode::AbsoluteY | Mode::DirectIndirectY)
+            && matches!(info.width, Width::M | Width::X)
+            && info.wide_cycles == 1
+            && !matches!(info.mnemonic, "STA" | "STZ")
+    }
+
     /// The cycles this instruction takes on the 65816 given what is only known when it runs:
     /// whether D's low byte is non-zero, whether indexing crossed a page, whether a branch was
     /// taken (and crossed a page). Block moves count one byte's worth.
@@ -417,13 +427,9 @@ impl Insn {
         if matches!(info.opcode, 0x00 | 0x02 | 0x40) && !self.widths.emulation {
             cycles += 1;
         }
-        let index_read = matches!(info.mode, Mode::AbsoluteX | Mode::AbsoluteY | Mode::DirectIndirectY)
-            && matches!(info.width, Width::M | Width::X)
-            && info.wide_cycles == 1
-            && !matches!(info.mnemonic, "STA" | "STZ");
         // Indexed reads take the extra cycle when the index crossed a page, or always with
         // 16-bit index registers.
-        if index_read && (page_crossed || !self.widths.x8) {
+        if self.is_indexed_read() && (page_crossed || !self.widths.x8) {
             cycles += 1;
         }
         if info.mode == Mode::Relative8 && info.opcode != 0x80 && branch_taken {

@@ -83,10 +83,20 @@ fn at(addr: u32) -> GuestAddr {
 }
 
 /// Reads the handler address of the vector at `$00:vector`.
-fn vector(image: &GuestImage, vector: u32) -> Option<u32> {
+pub(crate) fn vector(image: &GuestImage, vector: u32) -> Option<u32> {
     let bytes = image.bytes_at(at(vector), 2)?;
     let target = u32::from(u16::from_le_bytes([*bytes.first()?, *bytes.get(1)?]));
     Some(target)
+}
+
+/// Where BRK's (`0x00`) or COP's handler address is, in emulation or native mode.
+pub(crate) fn vector_of(opcode: u8, emulation: bool) -> u32 {
+    match (opcode, emulation) {
+        (0x00, false) => 0xffe6,
+        (0x00, true) => 0xfffe,
+        (_, false) => 0xffe4,
+        (_, true) => 0xfff4,
+    }
 }
 
 /// Bytes PHA/PLA (by M) or PHX/PHY/PLX/PLY (by X) move, from the table's width.
@@ -232,9 +242,7 @@ impl discover::Isa for W65816 {
             0xfc => Flow::CallIndirect { external: None },
             // BRK / COP: a call of the vector's handler, which RTI returns from.
             0x00 | 0x02 => {
-                let native = if insn.info.opcode == 0x00 { 0xffe6 } else { 0xffe4 };
-                let emulation = if insn.info.opcode == 0x00 { 0xfffe } else { 0xfff4 };
-                let handler = vector(image, if widths.emulation { emulation } else { native });
+                let handler = vector(image, vector_of(insn.info.opcode, widths.emulation));
                 match handler {
                     Some(target) if target >= 0x8000 => Flow::Call {
                         target: at(target),

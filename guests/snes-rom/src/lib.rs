@@ -1,13 +1,276 @@
 //! The SNES ROM guest: the cartridge loader ([`loader_rom`]: LoROM, HiROM and ExHiROM told apart by
 //! scoring the internal header candidates), the 65816 decoder ([`decode`]: all 256 opcodes, with
-//! operand lengths that depend on the M and X flags), and the SNES platform's C part in `platform/`.
+//! operand lengths that depend on the M and X flags), discovery with the widths tracked along
+//! every path ([`discover`]), the lifter (`lift/`), the register file ([`state`]), and the SNES
+//! platform's C part in `platform/`.
 //!
 //! This crate owns everything rpt knows about the 65816 and SNES cartridges; the rest of rpt sees
-//! it only through [`rpt_api::GuestPlugin`].
+//! it only through [`rpt_api::GuestPlugin`], implemented by [`SnesRom`].
+//!
+//! Function keys: one routine entered with different widths is one compiled function per entry
+//! state. rpt names functions by guest address, so this guest's addresses are function keys: the
+//! 24-bit address with the entry state in bits 24–26 ([`decode::Widths::key`]), RESET's state
+//! (emulation mode) being the plain address. Every function, exit and coverage entry this guest
+//! hands rpt is a key; marks and listing lines are plain addresses.
 
 #![deny(missing_docs)]
 
 pub mod decode;
 pub mod discover;
+mod lift;
 pub mod loader_rom;
 pub mod state;
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+
+use rpt_api::discover::Entry;
+use rpt_api::{
+    Diagnostic, Discovery, Externs, GuestError, GuestImage, GuestOptions, GuestPlugin, LiftResult, MemoryModel,
+    ParamValue, PluginInfo, Seeds, Severity, SourceFile,
+};
+use rpt_ir::{ExitReason, Function, FunctionBuilder, GuestAddr, HelperDecl, StateDesc, Type};
+
+use crate::decode::Widths;
+use crate::loader_rom::Mapping;
+
+pub use lift::{BUS_READ, BUS_WRITE, POLL, WAIT, helpers};
+
+/// The SNES ROM guest plugin.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SnesRom;
+
+/// The name recipes use for this guest.
+pub const NAME: &str = "snes-rom";
+/// The one platform: the console (memory map, PPU ports, DMA, timing) in `platform/`.
+pub const PLATFORM: &str = "snes";
+/// The guest option naming the cartridge's mapping (`lorom`, `hirom`, `exhirom`) where the header
+/// does not say it plausibly.
+pub const MAPPING_OPTION: &str = "mapping";
+
+/// The widths a native-mode interrupt handler may be entered in: the interrupted code's, any.
+pub const NATIVE_ENTRY_WIDTHS: [Widths; 4] = [
+    Widths {
+        m8: true,
+        x8: true,
+        emulation: false,
+    },
+    Widths {
+        m8: true,
+        x8: false,
+        emulation: false,
+    },
+    Widths {
+        m8: false,
+        x8: true,
+        emulation: false,
+    },
+    Widths {
+        m8: false,
+        x8: false,
+        emulation: false,
+    },
+];
+
+/// The mapping the options name, if any.
+fn mapping_option(options: &GuestOptions) -> Result<Option<Mapping>, GuestError> {
+    let Some(value) = options.get(MAPPING_OPTION) else {
+        return Ok(None);
+    };
+    let bad = || GuestError::BadOption {
+        name: MAPPING_OPTION.to_string(),
+        why: "give one of \"lorom\", \"hirom\", \"exhirom\"".to_string(),
+    };
+    match value {
+        ParamValue::Str(name) => Mapping::from_name(name).map(Some).ok_or_else(bad),
+        _ => Err(bad()),
+    }
+}
+
+/// The function keys of discovery's entries: default-context ones as they are, the others with
+/// their widths in the key.
+fn keys_of(found: rpt_api::discover::Found<Widths>) -> Discovery {
+    let mut discovery = found.discovery;
+    for Entry { addr, context } in found.variants {
+        discovery.functions.insert(GuestAddr(context.key(addr.0 as u32)));
+    }
+    discovery
+}
+
+/// Splits function keys into the walker's plain entries and variants.
+fn entries_of(keys: &BTreeSet<GuestAddr>) -> (BTreeSet<GuestAddr>, BTreeSet<Entry<Widths>>) {
+    let mut plain = BTreeSet::new();
+    let mut variants = BTreeSet::new();
+    for &key in keys {
+        match Widths::from_key(key.0) {
+            Some((addr, widths)) if widths == Widths::RESET => {
+                plain.insert(GuestAddr(u64::from(addr)));
+            }
+            Some((addr, widths)) => {
+                variants.insert(Entry {
+                    addr: GuestAddr(u64::from(addr)),
+                    context: widths,
+                });
+            }
+            None => {}
+        }
+    }
+    (plain, variants)
+}
+
+/// A function that is only a guest fault at `key`: what lifting answers for a key that names no
+/// state the CPU can be in.
+fn fault_function(key: GuestAddr, state: &StateDesc) -> LiftResult {
+    let mut function = Function::new(key);
+    let mut b = FunctionBuilder::new(&mut function, state);
+    let block = b.create_block();
+    b.jump(block, Vec::new());
+    b.switch_to_block(block);
+    b.exit_at(key, ExitReason::Unliftable, Type::I32);
+    LiftResult {
+        function,
+        diagnostics: vec![Diagnostic {
+            severity: Severity::Error,
+            addr: key,
+            message: format!("{key} names no 65816 entry state (emulation mode with 16-bit registers)"),
+        }],
+        listing: Vec::new(),
+    }
+}
+
+impl GuestPlugin for SnesRom {
+    fn info(&self) -> PluginInfo {
+        rpt_api::plugin_info!(NAME)
+    }
+
+    fn check_options(&self, options: &GuestOptions) -> Result<(), GuestError> {
+        for name in options.keys() {
+            if name != MAPPING_OPTION {
+                return Err(GuestError::BadOption {
+                    name: name.clone(),
+                    why: format!("the {NAME} guest's only option is `{MAPPING_OPTION}`"),
+                });
+            }
+        }
+        mapping_option(options).map(|_| ())
+    }
+
+    fn state(&self, _options: &GuestOptions) -> StateDesc {
+        state::state_desc()
+    }
+
+    fn helpers(&self, _options: &GuestOptions) -> Vec<HelperDecl> {
+        helpers()
+    }
+
+    fn memory_model(&self, _platform: &str, _options: &GuestOptions) -> MemoryModel {
+        MemoryModel {
+            address_bits: 24,
+            big_endian: false,
+            // Assembly has no calling convention: a routine may take and leave anything in any
+            // register, so nothing is scratch and everything passes through a call.
+            stack_pointer: None,
+            scratch_registers: Vec::new(),
+            call_registers: state::state_desc().iter().map(|(id, _)| id).collect(),
+        }
+    }
+
+    fn platforms(&self) -> Vec<String> {
+        vec![PLATFORM.to_string()]
+    }
+
+    fn convert_image(&self, _file: &[u8]) -> Result<Vec<u8>, GuestError> {
+        Err(GuestError::BadImage(format!(
+            "the {NAME} guest loads SNES ROM files as they are; it converts nothing"
+        )))
+    }
+
+    fn load(&self, image: &[u8], platform: &str, options: &GuestOptions) -> Result<GuestImage, GuestError> {
+        rpt_api::find_platform(&[PLATFORM], platform, |p| p)?;
+        let cartridge = loader_rom::parse(image, mapping_option(options)?)?;
+        Ok(cartridge.image())
+    }
+
+    /// A cartridge imports nothing: the platform is reached through the bus.
+    fn externs(&self, _image: &GuestImage, platform: &str) -> Result<Externs, GuestError> {
+        rpt_api::find_platform(&[PLATFORM], platform, |p| p)?;
+        Ok(Externs::default())
+    }
+
+    fn discover(&self, image: &GuestImage, seeds: &Seeds) -> Discovery {
+        let native: BTreeSet<Entry<Widths>> = image
+            .exports
+            .iter()
+            .filter(|(name, _)| loader_rom::NATIVE_VECTORS.contains(&name.as_str()))
+            .flat_map(|(_, &addr)| {
+                NATIVE_ENTRY_WIDTHS
+                    .into_iter()
+                    .map(move |context| Entry { addr, context })
+            })
+            .collect();
+        let mut plain_image = image.clone();
+        plain_image
+            .exports
+            .retain(|name, _| !loader_rom::NATIVE_VECTORS.contains(&name.as_str()));
+        keys_of(rpt_api::discover::discover_with_entries(
+            &discover::W65816,
+            &plain_image,
+            seeds,
+            native,
+        ))
+    }
+
+    fn lift(
+        &self,
+        image: &GuestImage,
+        entry: GuestAddr,
+        functions: &BTreeSet<GuestAddr>,
+        _options: &GuestOptions,
+    ) -> LiftResult {
+        let (plain, variants) = entries_of(functions);
+        let walker = rpt_api::discover::Walker::with_variants(&discover::W65816, image, Cow::Owned(plain), variants);
+        lift::lift_function(&walker, entry).unwrap_or_else(|| fault_function(entry, &state::state_desc()))
+    }
+
+    fn lift_uncovered(
+        &self,
+        image: &GuestImage,
+        functions: &BTreeSet<GuestAddr>,
+        covered: &BTreeSet<GuestAddr>,
+        _options: &GuestOptions,
+    ) -> Vec<LiftResult> {
+        let (plain, variants) = entries_of(functions);
+        // The tier sweeps the banks functions were found in, in every entry state functions were
+        // found in: other mirrors of the same ROM and other states are where code rarely runs.
+        let banks: BTreeSet<u64> = plain
+            .iter()
+            .chain(variants.iter().map(|e| &e.addr))
+            .map(|a| a.0 >> 16)
+            .collect();
+        let mut contexts: BTreeSet<Widths> = variants.iter().map(|e| e.context).collect();
+        contexts.insert(Widths::RESET);
+        let walker = rpt_api::discover::Walker::with_variants(&discover::W65816, image, Cow::Owned(plain), variants);
+        let mut out = Vec::new();
+        for context in contexts {
+            let found = rpt_api::tier::uncovered_instructions_in(&walker, covered, context, |s| {
+                banks.contains(&(s.addr.0 >> 16))
+            });
+            out.extend(
+                found
+                    .into_iter()
+                    .filter_map(|addr| lift::lift_instruction(&walker, GuestAddr(context.key(addr.0 as u32)))),
+            );
+        }
+        out
+    }
+
+    fn runtime_sources(&self, platform: &str, _options: &GuestOptions) -> Result<Vec<SourceFile>, GuestError> {
+        rpt_api::find_platform(&[PLATFORM], platform, |p| p)?;
+        Ok(Vec::new())
+    }
+}
+
+/// This guest as rpt registers it.
+pub fn plugin() -> rpt_api::Plugin {
+    rpt_api::Plugin::Guest(std::sync::Arc::new(SnesRom))
+}

@@ -125,6 +125,10 @@ impl fmt::Display for Mapping {
     }
 }
 
+/// The names of the native-mode vectors among [`Vectors::named`]: their handlers are entered in
+/// whatever widths the interrupted code had.
+pub const NATIVE_VECTORS: [&str; 5] = ["cop", "brk", "abort", "nmi", "irq"];
+
 /// The interrupt and reset vectors of the header (`$FFE4`–`$FFFF`); 0 where the ROM holds none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Vectors {
