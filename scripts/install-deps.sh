@@ -12,8 +12,9 @@ if [ "$mode" = test ]; then
   # qemu-ppc, the PowerPC oracle; gcc-powerpc-linux-gnu (with its binutils) builds the PowerPC test guests
   # and the oracle harness, and with the PowerPC glibc (libc6-dev-powerpc-cross) the static-glibc guest; the arm64 cross glibc and libgcc are what the AArch64 host links against
   # (LoongArch64 needs nothing more: it builds freestanding); valgrind measures;
-  # Wine (32-bit, headless) runs the PE test guests as the Windows oracle.
-  packages+=(gcc-12-multilib g++-12-multilib gcc-mingw-w64-i686 g++-mingw-w64-i686 gcc-powerpc-linux-gnu libc6-dev-powerpc-cross qemu-user libc6-dev-arm64-cross libgcc-12-dev-arm64-cross valgrind wine wine32:i386)
+  # Wine (32-bit, headless) runs the PE test guests as the Windows oracle; cc65 assembles the SNES
+  # sample ROMs, and the bsnes-mercury libretro core is the SNES oracle.
+  packages+=(cc65 libretro-bsnes-mercury-accuracy gcc-12-multilib g++-12-multilib gcc-mingw-w64-i686 g++-mingw-w64-i686 gcc-powerpc-linux-gnu libc6-dev-powerpc-cross qemu-user libc6-dev-arm64-cross libgcc-12-dev-arm64-cross valgrind wine wine32:i386)
 fi
 
 sudo=""

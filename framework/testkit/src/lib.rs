@@ -14,6 +14,7 @@
 //!
 //! It is a dev-dependency only: nothing shipped depends on it.
 
+pub mod bsnes;
 pub mod cbuild;
 pub mod filetest;
 pub mod guest;
