@@ -282,7 +282,19 @@ pub fn oracle() -> &'static Path {
 /// Runs `rom` for `frames` frames, with joypad 1 following the script at `input` (none held
 /// without one), and gives the hashes after every frame.
 pub fn run(rom: &Path, frames: u32, input: Option<&Path>) -> Result<Vec<FrameHashes>, String> {
-    let stdout = invoke(rom, frames, input, None)?;
+    run_skipping(rom, frames, input, &[])
+}
+
+/// [`run`] with the WRAM ranges `skip` (offsets from `$7E:0000`, inclusive) hashed as zeros: where
+/// a test program records what bsnes is known to get wrong, so a comparison skips exactly those
+/// bytes. The recompiled side zeroes the same ranges (`RPT_SNES_ZERO_WRAM`).
+pub fn run_skipping(
+    rom: &Path,
+    frames: u32,
+    input: Option<&Path>,
+    skip: &[(u32, u32)],
+) -> Result<Vec<FrameHashes>, String> {
+    let stdout = invoke(rom, frames, input, None, skip)?;
     let hashes = stdout.lines().map(FrameHashes::parse).collect::<Result<Vec<_>, _>>()?;
     let numbered = hashes.iter().enumerate().all(|(i, h)| h.frame as usize == i);
     if hashes.len() != frames as usize || !numbered {
@@ -297,18 +309,34 @@ pub fn run(rom: &Path, frames: u32, input: Option<&Path>) -> Result<Vec<FrameHas
 /// Runs `rom` up to and including frame `frame` (0 is the first), with joypad 1 following the
 /// script at `input`, and gives the memories after it.
 pub fn dump_frame(rom: &Path, frame: u32, input: Option<&Path>) -> Result<FrameState, String> {
+    dump_frame_skipping(rom, frame, input, &[])
+}
+
+/// [`dump_frame`] with the WRAM ranges `skip` zeroed, as [`run_skipping`] hashes them.
+pub fn dump_frame_skipping(
+    rom: &Path,
+    frame: u32,
+    input: Option<&Path>,
+    skip: &[(u32, u32)],
+) -> Result<FrameState, String> {
     let file = tempfile::Builder::new()
         .prefix("bsnes-dump-")
         .tempfile_in(process_scratch())
         .map_err(|e| format!("creating a dump file: {e}"))?;
     let frames = frame.checked_add(1).ok_or("no frame comes after frame u32::MAX")?;
-    invoke(rom, frames, input, Some((frame, file.path())))?;
+    invoke(rom, frames, input, Some((frame, file.path())), skip)?;
     let bytes = std::fs::read(file.path()).map_err(|e| format!("reading {}: {e}", file.path().display()))?;
     FrameState::from_dump(&bytes)
 }
 
 /// Runs the front-end and gives what it printed, or its complaint.
-fn invoke(rom: &Path, frames: u32, input: Option<&Path>, dump: Option<(u32, &Path)>) -> Result<String, String> {
+fn invoke(
+    rom: &Path,
+    frames: u32,
+    input: Option<&Path>,
+    dump: Option<(u32, &Path)>,
+    skip: &[(u32, u32)],
+) -> Result<String, String> {
     let core = core_path().ok_or_else(|| {
         format!("{CORE} is missing: the SNES oracle needs Debian's package libretro-bsnes-mercury-accuracy")
     })?;
@@ -322,6 +350,9 @@ fn invoke(rom: &Path, frames: u32, input: Option<&Path>, dump: Option<(u32, &Pat
             .arg(frame.to_string())
             .arg("--dump-file")
             .arg(file);
+    }
+    for (low, high) in skip {
+        cmd.arg("--zero-wram").arg(format!("{low:x}-{high:x}"));
     }
     let out = cmd.output().map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
     if !out.status.success() {

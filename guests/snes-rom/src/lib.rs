@@ -34,7 +34,7 @@ use rpt_ir::{ExitReason, Function, FunctionBuilder, GuestAddr, HelperDecl, State
 use crate::decode::Widths;
 use crate::loader_rom::Mapping;
 
-pub use lift::{BUS_READ, BUS_WRITE, POLL, WAIT, helpers};
+pub use lift::{BUS_READ, BUS_WRITE, MASTER_CLOCKS_PER_CYCLE, POLL, WAIT, helpers};
 
 /// The SNES ROM guest plugin.
 #[derive(Clone, Copy, Debug, Default)]
@@ -266,11 +266,52 @@ impl GuestPlugin for SnesRom {
 
     fn runtime_sources(&self, platform: &str, _options: &GuestOptions) -> Result<Vec<SourceFile>, GuestError> {
         rpt_api::find_platform(&[PLATFORM], platform, |p| p)?;
-        Ok(Vec::new())
+        Ok(RUNTIME_SOURCES
+            .iter()
+            .map(|(path, contents)| SourceFile {
+                path: path.to_string(),
+                contents: contents.to_string(),
+            })
+            .collect())
     }
 }
+
+/// The guest's C part (`runtime/`: the CPU's side of the console, the host services on rpt's
+/// runtime) and the SNES platform (`platform/`), as they go into a generation's `src/guest/`.
+const RUNTIME_SOURCES: [(&str, &str); 13] = [
+    ("guest/snes_runtime.c", include_str!("../runtime/snes_runtime.c")),
+    ("guest/snes_host_rpt.c", include_str!("../runtime/snes_host_rpt.c")),
+    ("guest/snes.h", include_str!("../platform/snes.h")),
+    ("guest/snes_host.h", include_str!("../platform/snes_host.h")),
+    ("guest/snes_internal.h", include_str!("../platform/snes_internal.h")),
+    ("guest/snes_apu.c", include_str!("../platform/snes_apu.c")),
+    ("guest/snes_bus.c", include_str!("../platform/snes_bus.c")),
+    ("guest/snes_dma.c", include_str!("../platform/snes_dma.c")),
+    ("guest/snes_frame.c", include_str!("../platform/snes_frame.c")),
+    ("guest/snes_png.c", include_str!("../platform/snes_png.c")),
+    ("guest/snes_ppu.c", include_str!("../platform/snes_ppu.c")),
+    ("guest/snes_render.c", include_str!("../platform/snes_render.c")),
+    ("guest/snes_timing.c", include_str!("../platform/snes_timing.c")),
+];
 
 /// This guest as rpt registers it.
 pub fn plugin() -> rpt_api::Plugin {
     rpt_api::Plugin::Guest(std::sync::Arc::new(SnesRom))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_helper_is_defined_in_c() {
+        let all: String = RUNTIME_SOURCES.iter().map(|(_, text)| *text).collect();
+        for h in helpers() {
+            assert!(
+                all.contains(&format!(" rpt_helper_{}(struct cpu *restrict c", h.name)),
+                "rpt_helper_{} is not defined",
+                h.name
+            );
+        }
+    }
 }

@@ -9,8 +9,8 @@
 //!   knows them (a function is compiled per entry state, `crate::decode::Widths::key`): the
 //!   runtime reads them to push P on an interrupt and to pick the variant an indirect transfer
 //!   enters.
-//! - `clock` counts CPU cycles since power-on: each instruction adds its cycles
-//!   (`crate::decode::Insn::cycles`). `next_event` is the platform's: the clock value at which
+//! - `clock` counts the console's master clocks since power-on: each instruction adds its cycles
+//!   (`crate::decode::Insn::cycles`) at 8 clocks each. `next_event` is the platform's: the clock value at which
 //!   something happens (a scanline, vertical blank, an NMI). Lifted code compares the two where
 //!   an interrupt may be taken and calls the platform only when the event is due; every bus access
 //!   is a helper that reads and writes both, so a program polling `$4212` sees time pass.
@@ -92,7 +92,7 @@ pub const M8: SlotId = slot("m8");
 pub const X8: SlotId = slot("x8");
 /// E: emulation mode.
 pub const EMU: SlotId = slot("emu");
-/// CPU cycles since power-on.
+/// Master clocks since power-on.
 pub const CLOCK: SlotId = slot("clock");
 /// The clock value of the platform's next event.
 pub const NEXT_EVENT: SlotId = slot("next_event");

@@ -298,7 +298,7 @@ fn php_plp_restore_widths_and_xba_swaps() {
 
 #[test]
 fn every_instruction_adds_its_cycles() {
-    // NOP; NOP; LDA $10 (3, emulation); RTS (6): 2 + 2 + 3 + 6 = 13
+    // NOP; NOP; LDA $10 (3, emulation); RTS (6): 2 + 2 + 3 + 6 = 13 cycles of 8 master clocks
     let (_, m) = run(&rom(&[0xea, 0xea, 0xa5, 0x10, 0x60], &[]));
-    assert_eq!(get(&m, CLOCK), 13);
+    assert_eq!(get(&m, CLOCK), 13 * 8);
 }

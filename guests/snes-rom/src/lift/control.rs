@@ -62,8 +62,9 @@ pub(crate) fn lift(lx: &mut Lifter<'_>, insn: &Insn, cx: &mut BlockContext<'_, W
                 let pbr = lx.k(Type::I8, u64::from(target >> 16));
                 lx.b.set(PBR, pbr);
             }
+            // BRA's base count includes the branch taken; crossing a page in emulation mode adds one.
             let extra = if insn.info.opcode == 0x80 {
-                taken_cycles(insn, target) - 1
+                taken_cycles(insn, target)
             } else {
                 0
             };
@@ -89,7 +90,7 @@ pub(crate) fn lift(lx: &mut Lifter<'_>, insn: &Insn, cx: &mut BlockContext<'_, W
             let callee = match insn.info.opcode {
                 0x20 => {
                     lx.push16(ret, e);
-                    CallTarget::Direct(GuestAddr(w.key(bank | op)))
+                    direct_or_dispatched(lx, cx, bank | op, w)
                 }
                 0x22 => {
                     let pbr = lx.b.get(PBR);
@@ -99,7 +100,7 @@ pub(crate) fn lift(lx: &mut Lifter<'_>, insn: &Insn, cx: &mut BlockContext<'_, W
                     lx.stack_back_to_page1(e);
                     let target_bank = lx.k(Type::I8, u64::from(op >> 16));
                     lx.b.set(PBR, target_bank);
-                    CallTarget::Direct(GuestAddr(w.key(op)))
+                    direct_or_dispatched(lx, cx, op, w)
                 }
                 _ => {
                     lx.push16(ret, false);
@@ -171,7 +172,7 @@ pub(crate) fn lift(lx: &mut Lifter<'_>, insn: &Insn, cx: &mut BlockContext<'_, W
             lx.b.set(PBR, bank0);
             let vector = discover::vector_of(insn.info.opcode, e);
             let callee = match discover::vector(cx.walker.image(), vector) {
-                Some(handler) if handler >= 0x8000 => CallTarget::Direct(GuestAddr(w.key(handler))),
+                Some(handler) if handler >= 0x8000 => direct_or_dispatched(lx, cx, handler, w),
                 _ => {
                     // No handler in ROM: read the vector at run time, as the CPU does.
                     let at = lx.k(Type::I32, u64::from(vector));
@@ -236,6 +237,22 @@ pub(crate) fn lift(lx: &mut Lifter<'_>, insn: &Insn, cx: &mut BlockContext<'_, W
     }
 }
 
+/// A call of `target` in `widths`: direct when the walk found that function, and through the
+/// function table otherwise — code outside the image (a routine copied to WRAM), or a "call" the
+/// walk decoded from bytes that are not code (the parameters a routine reads after its JSR and
+/// returns past, which lifted code never runs: the return check goes where the guest returned).
+fn direct_or_dispatched(lx: &mut Lifter<'_>, cx: &BlockContext<'_, W65816>, target: u32, widths: Widths) -> CallTarget {
+    let entry = rpt_api::discover::Entry {
+        addr: GuestAddr(u64::from(target)),
+        context: widths,
+    };
+    if cx.walker.is_entry(entry) {
+        CallTarget::Direct(GuestAddr(widths.key(target)))
+    } else {
+        CallTarget::Indirect(lx.key_const(target, widths))
+    }
+}
+
 /// The extra cycles of a taken branch: one, and one more crossing a page in emulation mode.
 fn taken_cycles(insn: &Insn, target: u32) -> u32 {
     let crossed = (insn.next() & 0xff00) != (target & 0xff00);
@@ -268,9 +285,8 @@ fn goto(lx: &mut Lifter<'_>, cx: &mut BlockContext<'_, W65816>, target: u32, wid
     match cx.blocks.get(&addr) {
         Some(&b) if same => lx.b.jump(b, Vec::new()),
         _ if cx.walker.image().is_code(addr) => {
-            lx.b.terminate(Terminator::TailCall {
-                target: CallTarget::Direct(GuestAddr(widths.key(target))),
-            });
+            let target = direct_or_dispatched(lx, cx, target, widths);
+            lx.b.terminate(Terminator::TailCall { target });
         }
         _ => {
             let key = lx.key_const(target, widths);

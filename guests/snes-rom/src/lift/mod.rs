@@ -40,6 +40,12 @@ pub const POLL: &str = "snes_poll";
 /// WAI: `(pc_key: i32)`; waits for an interrupt and takes it.
 pub const WAIT: &str = "snes_wait";
 
+/// Master clocks (21.477 MHz) a CPU cycle takes, as lifted code counts them: 8, a cycle on slow
+/// memory (WRAM, SlowROM). The console's cycles are 6 clocks on FastROM and I/O and 12 on the
+/// joypad ports; counting each as 8 keeps frames the right length for code whose timing is not
+/// cycle-exact, which is what the platform's scanline events need (the platform's README).
+pub const MASTER_CLOCKS_PER_CYCLE: u64 = 8;
+
 /// The helpers lifted 65816 code calls.
 pub fn helpers() -> Vec<HelperDecl> {
     let bus = Effects {
@@ -112,18 +118,19 @@ impl Lifter<'_> {
         self.b.set(CLOCK, clock);
     }
 
-    /// Adds a constant number of cycles to the clock.
+    /// Adds a constant number of CPU cycles to the clock.
     pub(crate) fn add_cycles(&mut self, cycles: u32) {
         if cycles > 0 {
-            let n = self.k(Type::I64, u64::from(cycles));
+            let n = self.k(Type::I64, u64::from(cycles) * MASTER_CLOCKS_PER_CYCLE);
             self.add_clock(n);
         }
     }
 
-    /// Adds one cycle when the i1 `cond` holds.
+    /// Adds one CPU cycle when the i1 `cond` holds.
     pub(crate) fn add_cycle_if(&mut self, cond: Value) {
         let one = self.b.resize(cond, Type::I64);
-        self.add_clock(one);
+        let clocks = self.b.binary_imm(BinaryOp::Mul, one, MASTER_CLOCKS_PER_CYCLE);
+        self.add_clock(clocks);
     }
 
     /// Ends the current block with `term` in a new block of its own, returned.
