@@ -368,3 +368,47 @@ fn a_truncated_pe_is_a_clear_error() {
     assert!(!ok);
     assert!(stderr.contains(&recipe) && stderr.contains("bad image"), "{stderr}");
 }
+
+/// A recipe for the SNES ROM `rom` in `dir`, with `extra` lines.
+fn write_snes_recipe(dir: &Path, rom: &Path, extra: &str) -> String {
+    let recipe = dir.join("rom.ron");
+    let text = format!(
+        "Recipe(\n    guest: \"snes-rom\",\n    image: {:?},\n    image_sha256: \"{}\",\n    platform: \"snes\",\n    host: \"x86-64\",\n{extra})\n",
+        rom.file_name().and_then(|n| n.to_str()).expect("utf-8 name"),
+        sha256_file(rom)
+    );
+    fs::write(&recipe, text).expect("write recipe");
+    recipe.to_str().expect("utf-8 path").to_string()
+}
+
+#[test]
+fn malformed_snes_roms_are_refused_with_clear_messages() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let nmi = std::fs::read(rpt_tests::workspace_root().join("tests/guests/snes/nmi.sfc")).expect("nmi.sfc exists");
+    let cases: [(&str, Vec<u8>, &str, &str); 4] = [
+        ("small.sfc", nmi[..0x4000].to_vec(), "", "at least 32 KiB"),
+        ("blank.sfc", vec![0u8; 0x8000], "", "no plausible internal header"),
+        ("huge.sfc", vec![0u8; 0x90_0000], "", "no mapping holds"),
+        (
+            "nmi-as-exhirom.sfc",
+            nmi.clone(),
+            "    guest_options: {\"mapping\": \"exhirom\"},\n",
+            "names the exhirom mapping",
+        ),
+    ];
+    for (name, bytes, extra, why) in cases {
+        let rom = dir.path().join(name);
+        fs::write(&rom, bytes).expect("write image");
+        let recipe = write_snes_recipe(dir.path(), &rom, extra);
+        let (ok, stderr) = recompile(dir.path(), &recipe);
+        assert!(!ok, "{name} was accepted");
+        assert!(stderr.contains(&recipe) && stderr.contains(why), "{name}:\n{stderr}");
+    }
+    // A mapping that is not one is a recipe error naming the option.
+    let rom = dir.path().join("nmi.sfc");
+    fs::write(&rom, &nmi).expect("write image");
+    let recipe = write_snes_recipe(dir.path(), &rom, "    guest_options: {\"mapping\": \"sa1\"},\n");
+    let (ok, stderr) = recompile(dir.path(), &recipe);
+    assert!(!ok);
+    assert!(stderr.contains("mapping") && stderr.contains("lorom"), "{stderr}");
+}

@@ -234,3 +234,35 @@ fn every_sample_agrees_with_bsnes_on_the_foreign_hosts() {
         }
     }
 }
+
+#[test]
+fn the_demo_recipe_writes_png_frames() {
+    let work = tempfile::tempdir().expect("tempdir");
+    fs::create_dir(work.path().join("frames")).expect("the frames directory");
+    let recipe = workspace_root().join("recipes/demo-snes.ron");
+    let input = sample_dir().join("input.txt");
+    run_rpt(
+        &recipe,
+        HOSTS[0],
+        work.path(),
+        90,
+        Some(&input),
+        &[("RPT_SNES_PICTURES", "frames".to_string())],
+    );
+    let png = |frame: u32| {
+        let path = work.path().join(format!("frames/frame-{frame:05}.png"));
+        fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    for frame in [0, 45, 89] {
+        let bytes = png(frame);
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "frame {frame} is a PNG");
+        // IHDR: 256 x 224.
+        assert_eq!(&bytes[16..24], &[0, 0, 1, 0, 0, 0, 0, 224], "frame {frame}'s size");
+        for region in ["vram", "cgram", "oam"] {
+            let raw = work.path().join(format!("frames/frame-{frame:05}.{region}"));
+            assert!(raw.is_file(), "{} is missing", raw.display());
+        }
+    }
+    // The picture changes: the counters and the colours move.
+    assert_ne!(png(45), png(89));
+}
