@@ -212,11 +212,23 @@ impl GuestPlugin for SnesRom {
         plain_image
             .exports
             .retain(|name, _| !loader_rom::NATIVE_VECTORS.contains(&name.as_str()));
+        // Seeds are function keys (a coverage file names where the tier was entered, widths and
+        // all): those in RESET's state are plain addresses, the others entries in their widths.
+        let mut entries = native;
+        let mut plain_seeds = Seeds::default();
+        for (keys, plain) in [
+            (&seeds.entry_points, &mut plain_seeds.entry_points),
+            (&seeds.function_hints, &mut plain_seeds.function_hints),
+        ] {
+            let (addresses, variants) = entries_of(keys);
+            plain.extend(addresses);
+            entries.extend(variants);
+        }
         keys_of(rpt_api::discover::discover_with_entries(
             &discover::W65816,
             &plain_image,
-            seeds,
-            native,
+            &plain_seeds,
+            entries,
         ))
     }
 
@@ -249,6 +261,8 @@ impl GuestPlugin for SnesRom {
             .collect();
         let mut contexts: BTreeSet<Widths> = variants.iter().map(|e| e.context).collect();
         contexts.insert(Widths::RESET);
+        let fill = fill_runs(image, &banks);
+        let in_fill = |addr: GuestAddr| fill.range(..=addr.0).next_back().is_some_and(|(_, &end)| addr.0 < end);
         let walker = rpt_api::discover::Walker::with_variants(&discover::W65816, image, Cow::Owned(plain), variants);
         let mut out = Vec::new();
         for context in contexts {
@@ -258,6 +272,7 @@ impl GuestPlugin for SnesRom {
             out.extend(
                 found
                     .into_iter()
+                    .filter(|&addr| !in_fill(addr))
                     .filter_map(|addr| lift::lift_instruction(&walker, GuestAddr(context.key(addr.0 as u32)))),
             );
         }
@@ -293,6 +308,31 @@ const RUNTIME_SOURCES: [(&str, &str); 13] = [
     ("guest/snes_render.c", include_str!("../platform/snes_render.c")),
     ("guest/snes_timing.c", include_str!("../platform/snes_timing.c")),
 ];
+
+/// Runs of one byte value 16 or more long in the ROM segments of `banks`, start to end: a
+/// cartridge's padding and blank fill (`$00`, `$FF`), not code. The tier's sweep leaves them out;
+/// a cartridge is mostly data, and every byte of fill would otherwise be an instruction row.
+fn fill_runs(image: &GuestImage, banks: &BTreeSet<u64>) -> std::collections::BTreeMap<u64, u64> {
+    const MIN_RUN: usize = 16;
+    let mut runs = std::collections::BTreeMap::new();
+    for segment in image
+        .segments
+        .iter()
+        .filter(|s| s.flags.execute && banks.contains(&(s.addr.0 >> 16)))
+    {
+        let bytes = &segment.bytes;
+        let mut start = 0;
+        while start < bytes.len() {
+            let value = bytes[start];
+            let len = bytes[start..].iter().take_while(|&&b| b == value).count();
+            if len >= MIN_RUN {
+                runs.insert(segment.addr.0 + start as u64, segment.addr.0 + (start + len) as u64);
+            }
+            start += len;
+        }
+    }
+    runs
+}
 
 /// This guest as rpt registers it.
 pub fn plugin() -> rpt_api::Plugin {
