@@ -48,6 +48,50 @@ pub const PLATFORM: &str = "snes";
 /// does not say it plausibly.
 pub const MAPPING_OPTION: &str = "mapping";
 
+/// The guest option pinning the widths routines are entered in, for code the walk cannot see
+/// entered that way (reached through a pointer table, or after a PLP the walk could not follow):
+/// `"808123:m16x16, 80a000:emu"` — a 24-bit hex address, then `emu` (emulation mode) or
+/// `m8x8`, `m8x16`, `m16x8`, `m16x16` (native mode with those widths). Each becomes a function
+/// entry in those widths.
+pub const PIN_WIDTHS_OPTION: &str = "pin_widths";
+
+/// The export names pinned entries travel under from `load` to `discover`.
+const PINNED_EXPORT: &str = "pinned:";
+
+/// The entries `pin_widths` names.
+fn pinned_widths(options: &GuestOptions) -> Result<Vec<(u32, Widths)>, GuestError> {
+    let Some(value) = options.get(PIN_WIDTHS_OPTION) else {
+        return Ok(Vec::new());
+    };
+    let bad = |why: String| GuestError::BadOption {
+        name: PIN_WIDTHS_OPTION.to_string(),
+        why,
+    };
+    let ParamValue::Str(text) = value else {
+        return Err(bad("give a string like \"808123:m16x16, 80a000:emu\"".to_string()));
+    };
+    let mut out = Vec::new();
+    for item in text.split([',', ' ']).filter(|i| !i.is_empty()) {
+        let (addr, widths) = item
+            .split_once(':')
+            .ok_or_else(|| bad(format!("`{item}` is not ADDRESS:WIDTHS")))?;
+        let addr = u32::from_str_radix(addr.trim_start_matches('$'), 16)
+            .ok()
+            .filter(|a| *a <= 0xff_ffff)
+            .ok_or_else(|| bad(format!("`{addr}` is not a 24-bit hex address")))?;
+        let widths = match widths {
+            "emu" => Widths::RESET,
+            "m8x8" => NATIVE_ENTRY_WIDTHS[0],
+            "m8x16" => NATIVE_ENTRY_WIDTHS[1],
+            "m16x8" => NATIVE_ENTRY_WIDTHS[2],
+            "m16x16" => NATIVE_ENTRY_WIDTHS[3],
+            other => return Err(bad(format!("`{other}` is not emu, m8x8, m8x16, m16x8 or m16x16"))),
+        };
+        out.push((addr, widths));
+    }
+    Ok(out)
+}
+
 /// The widths a native-mode interrupt handler may be entered in: the interrupted code's, any.
 pub const NATIVE_ENTRY_WIDTHS: [Widths; 4] = [
     Widths {
@@ -145,14 +189,15 @@ impl GuestPlugin for SnesRom {
 
     fn check_options(&self, options: &GuestOptions) -> Result<(), GuestError> {
         for name in options.keys() {
-            if name != MAPPING_OPTION {
+            if name != MAPPING_OPTION && name != PIN_WIDTHS_OPTION {
                 return Err(GuestError::BadOption {
                     name: name.clone(),
-                    why: format!("the {NAME} guest's only option is `{MAPPING_OPTION}`"),
+                    why: format!("the {NAME} guest's options are `{MAPPING_OPTION}` and `{PIN_WIDTHS_OPTION}`"),
                 });
             }
         }
-        mapping_option(options).map(|_| ())
+        mapping_option(options)?;
+        pinned_widths(options).map(|_| ())
     }
 
     fn state(&self, _options: &GuestOptions) -> StateDesc {
@@ -188,7 +233,21 @@ impl GuestPlugin for SnesRom {
     fn load(&self, image: &[u8], platform: &str, options: &GuestOptions) -> Result<GuestImage, GuestError> {
         rpt_api::find_platform(&[PLATFORM], platform, |p| p)?;
         let cartridge = loader_rom::parse(image, mapping_option(options)?)?;
-        Ok(cartridge.image())
+        let mut image = cartridge.image();
+        // Pinned entries travel as exports named by their key (`discover` takes them back out).
+        for (addr, widths) in pinned_widths(options)? {
+            if !image.is_code(GuestAddr(u64::from(addr))) {
+                return Err(GuestError::BadOption {
+                    name: PIN_WIDTHS_OPTION.to_string(),
+                    why: format!("${addr:06X} is not in the cartridge's ROM"),
+                });
+            }
+            image.exports.insert(
+                format!("{PINNED_EXPORT}{:07x}", widths.key(addr)),
+                GuestAddr(widths.key(addr)),
+            );
+        }
+        Ok(image)
     }
 
     /// A cartridge imports nothing: the platform is reached through the bus.
@@ -208,16 +267,23 @@ impl GuestPlugin for SnesRom {
                     .map(move |context| Entry { addr, context })
             })
             .collect();
+        let pinned: BTreeSet<GuestAddr> = image
+            .exports
+            .iter()
+            .filter(|(name, _)| name.starts_with(PINNED_EXPORT))
+            .map(|(_, &key)| key)
+            .collect();
         let mut plain_image = image.clone();
         plain_image
             .exports
-            .retain(|name, _| !loader_rom::NATIVE_VECTORS.contains(&name.as_str()));
+            .retain(|name, _| !loader_rom::NATIVE_VECTORS.contains(&name.as_str()) && !name.starts_with(PINNED_EXPORT));
         // Seeds are function keys (a coverage file names where the tier was entered, widths and
         // all): those in RESET's state are plain addresses, the others entries in their widths.
         let mut entries = native;
         let mut plain_seeds = Seeds::default();
+        let entry_keys: BTreeSet<GuestAddr> = pinned.union(&seeds.entry_points).copied().collect();
         for (keys, plain) in [
-            (&seeds.entry_points, &mut plain_seeds.entry_points),
+            (&entry_keys, &mut plain_seeds.entry_points),
             (&seeds.function_hints, &mut plain_seeds.function_hints),
         ] {
             let (addresses, variants) = entries_of(keys);

@@ -302,3 +302,28 @@ fn every_instruction_adds_its_cycles() {
     let (_, m) = run(&rom(&[0xea, 0xea, 0xa5, 0x10, 0x60], &[]));
     assert_eq!(get(&m, CLOCK), 13 * 8);
 }
+
+#[test]
+fn the_recipe_pins_the_widths_of_an_entry_the_walk_cannot_see() {
+    // $8000: RTS. $9000 (reached by nothing): LDA #$1234 at 16 bits; RTS.
+    let rom = rom(&[0x60], &[(0x9000, &[0xa9, 0x34, 0x12, 0x60])]);
+    let guest = SnesRom;
+    let m16 = Widths { m8: false, x8: false, emulation: false };
+    let key = GuestAddr(m16.key(0x9000));
+    let mut options = BTreeMap::new();
+    let image = guest.load(&rom, "snes", &options).expect("loads");
+    assert!(!guest.discover(&image, &Seeds::default()).functions.contains(&key));
+    options.insert("pin_widths".to_string(), rpt_api::ParamValue::Str("009000:m16x16".to_string()));
+    guest.check_options(&options).expect("a good option");
+    let image = guest.load(&rom, "snes", &options).expect("loads");
+    let found = guest.discover(&image, &Seeds::default());
+    assert!(found.functions.contains(&key), "{:?}", found.functions);
+    let lifted = guest.lift(&image, key, &found.functions, &options);
+    assert_eq!(lifted.listing[0].1, "LDA #$1234");
+    // Typos are errors naming the option.
+    for bad in ["9000", "009000:m32", "1009000:emu"] {
+        options.insert("pin_widths".to_string(), rpt_api::ParamValue::Str(bad.to_string()));
+        let err = guest.check_options(&options).unwrap_err().to_string();
+        assert!(err.contains("pin_widths"), "{bad}: {err}");
+    }
+}
