@@ -266,3 +266,88 @@ fn the_demo_recipe_writes_png_frames() {
     // The picture changes: the counters and the colours move.
     assert_ne!(png(45), png(89));
 }
+
+/// A 32 KiB LoROM: reset at `$8000` runs `code`; `more` are (address, bytes) in bank 0; NMI at
+/// `$FF00` is RTI. The header is valid (checksum and all).
+fn hand_rom(code: &[u8], more: &[(u16, &[u8])]) -> Vec<u8> {
+    let mut rom = vec![0u8; 0x8000];
+    rom[..code.len()].copy_from_slice(code);
+    for (addr, bytes) in more {
+        let at = usize::from(*addr) - 0x8000;
+        rom[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+    rom[0x7f00] = 0x40;
+    let header = 0x7fc0;
+    rom[header..header + 21].copy_from_slice(b"RPT TIER TEST        ");
+    rom[header + 0x15] = 0x20;
+    rom[header + 0x17] = 0x05;
+    rom[header + 0x2a..header + 0x2c].copy_from_slice(&0xff00u16.to_le_bytes());
+    rom[header + 0x3a..header + 0x3c].copy_from_slice(&0xff00u16.to_le_bytes());
+    rom[header + 0x3c..header + 0x3e].copy_from_slice(&0x8000u16.to_le_bytes());
+    let sum = rpt_guest_snes_rom::loader_rom::checksum(&rom);
+    rom[header + 0x1c..header + 0x1e].copy_from_slice(&(!sum).to_le_bytes());
+    rom[header + 0x1e..header + 0x20].copy_from_slice(&sum.to_le_bytes());
+    rom
+}
+
+#[test]
+fn code_reached_only_through_a_pointer_table_runs_in_the_tier_then_compiled() {
+    if !oracle_available() {
+        return;
+    }
+    // Reset: SEI; CLC; XCE; REP #$30; LDX #$0002; JSR ($9000,X); LDA #$0080 (NMI on); SEP #$20;
+    // STA $4200; loop: WAI; BRA loop. Pointer table at $9000: $0000, $A000. $A000 (16-bit, found by
+    // no walk): LDA #$1234; STA $7E0100; INC A; STA $7E0102; RTS.
+    let code = [
+        0x78, 0x18, 0xfb, 0xc2, 0x30, 0xa2, 0x02, 0x00, 0xfc, 0x00, 0x90, 0xa9, 0x80, 0x00, 0xe2, 0x20, 0x8d, 0x00,
+        0x42, 0xcb, 0x80, 0xfd,
+    ];
+    let routine = [
+        0xa9, 0x34, 0x12, 0x8f, 0x00, 0x01, 0x7e, 0x1a, 0x8f, 0x02, 0x01, 0x7e, 0x60,
+    ];
+    let rom_bytes = hand_rom(&code, &[(0x9000, &[0x00, 0x00, 0x00, 0xa0]), (0xa000, &routine)]);
+    let work = tempfile::tempdir().expect("tempdir");
+    let rom = work.path().join("tier.sfc");
+    fs::write(&rom, &rom_bytes).expect("writing the ROM");
+    let recipe = recipe(work.path(), &rom);
+    let theirs = bsnes::run(&rom, 10, None).unwrap_or_else(|e| panic!("bsnes: {e}"));
+    let mut shares = Vec::new();
+    for run in ["first", "second"] {
+        let stderr = run_rpt(
+            &recipe,
+            HOSTS[0],
+            work.path(),
+            10,
+            None,
+            &[("RPT_SNES_FRAME_HASHES", "hashes.txt".to_string())],
+        );
+        let text = fs::read_to_string(work.path().join("hashes.txt")).expect("frame hashes");
+        let ours: Vec<FrameHashes> = text
+            .lines()
+            .map(|l| FrameHashes::parse(l).expect("a hash line"))
+            .collect();
+        assert_eq!(ours, theirs, "{run} run: the frames differ from bsnes\n{stderr}");
+        shares.push(compiled_share(&stderr));
+        if run == "first" {
+            let coverage = fs::read_to_string(work.path().join("gen/tier/tier-coverage.txt"))
+                .unwrap_or_else(|e| panic!("no coverage file: {e}\n{stderr}"));
+            // The routine's 16-bit variant: the key holds native mode and both 16-bit widths.
+            assert!(coverage.contains("0x0700a000"), "coverage file:\n{coverage}");
+        } else {
+            assert!(
+                stderr.contains("1 of them new"),
+                "the recompile did not read the coverage file\n{stderr}"
+            );
+        }
+    }
+    assert!(
+        !shares[0].contains("(100.00%)"),
+        "the first run ran everything compiled: {}",
+        shares[0]
+    );
+    assert!(
+        shares[1].contains("(100.00%)"),
+        "the second run left the tier in use: {}",
+        shares[1]
+    );
+}
