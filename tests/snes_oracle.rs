@@ -33,20 +33,18 @@ struct Sample {
 /// $0100, the CPU $0200). The hardware is the rule; rpt's lift tests check these cases.
 const CPUTEST_QUIRKS: (u32, u32, &str) = (0xf800, 0xfeff, "emulation-mode cases bsnes v094 gets wrong");
 
-const SAMPLES: [Sample; 1] = [Sample {
-    rom: "nmi.sfc",
-    input: Some("input.txt"),
-    oracle_deviations: &[],
-}];
-
-/// Not yet compared: its inline parameters after JSL made discovery decode data as code and its
-/// whole suite one function (being restructured).
-#[allow(dead_code)]
-const CPUTEST: Sample = Sample {
-    rom: "cputest.sfc",
-    input: None,
-    oracle_deviations: &[CPUTEST_QUIRKS],
-};
+const SAMPLES: [Sample; 2] = [
+    Sample {
+        rom: "cputest.sfc",
+        input: None,
+        oracle_deviations: &[CPUTEST_QUIRKS],
+    },
+    Sample {
+        rom: "nmi.sfc",
+        input: Some("input.txt"),
+        oracle_deviations: &[],
+    },
+];
 
 /// Frames compared on x86-64, and on the foreign hosts (which run under qemu-user).
 const FRAMES: u32 = 600;

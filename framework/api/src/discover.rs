@@ -191,6 +191,14 @@ pub trait Isa: Sized {
         target.0 == 0
     }
 
+    /// Whether an instruction whose [`Isa::flow`] failed with `failure` is still lifted alone for the
+    /// run-time tier (its lifter gives it a meaning: a 65816 XCE whose widths the walk lost goes on
+    /// through the function table). The default: no, the tier has no instruction there.
+    fn lifts_after_failure(&self, failure: &Self::Failure) -> bool {
+        let _ = failure;
+        false
+    }
+
     /// The context `insn` was decoded in. The default: the default context, all a fixed-width
     /// instruction set has.
     fn insn_context(&self, insn: &Self::Insn) -> Self::Context {
@@ -446,7 +454,16 @@ impl<'a, I: Isa> Walker<'a, I> {
             &mut I::Run::default(),
             &mut cfg.code_constants,
         );
-        let flow = flow.ok()?;
+        let flow = match flow {
+            Ok(flow) => flow,
+            Err(failure) if self.isa.lifts_after_failure(&failure) => {
+                cfg.insns.insert(addr, insn);
+                cfg.failures.insert(addr, failure);
+                cfg.may_return = true;
+                return Some(cfg);
+            }
+            Err(_) => return None,
+        };
         cfg.insns.insert(addr, insn);
         // Where control may go on after the instruction, each a block start with no instruction.
         let mut go_on = Vec::new();

@@ -165,11 +165,15 @@ impl discover::Isa for W65816 {
                     return Err(Failure::UnknownWidths("XCE with a carry the walk does not know"));
                 };
                 run.carry = Some(widths.emulation);
-                *widths = Widths {
-                    m8: true,
-                    x8: true,
-                    emulation: carry,
-                };
+                // Native mode staying native keeps its widths; entering or leaving emulation mode
+                // leaves M and X 1.
+                if carry || widths.emulation {
+                    *widths = Widths {
+                        m8: true,
+                        x8: true,
+                        emulation: carry,
+                    };
+                }
                 Flow::Next
             }
             // PHP / PLP.
@@ -266,6 +270,12 @@ impl discover::Isa for W65816 {
             }
         };
         Ok(flow)
+    }
+
+    /// XCE and PLP whose widths the walk lost still lift: they go on through the function table
+    /// in the widths the state holds (the run-time tier needs them as much as compiled code).
+    fn lifts_after_failure(&self, failure: &Failure) -> bool {
+        matches!(failure, Failure::UnknownWidths(_))
     }
 
     fn insn_context(&self, insn: &Insn) -> Widths {

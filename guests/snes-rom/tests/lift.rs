@@ -308,12 +308,19 @@ fn the_recipe_pins_the_widths_of_an_entry_the_walk_cannot_see() {
     // $8000: RTS. $9000 (reached by nothing): LDA #$1234 at 16 bits; RTS.
     let rom = rom(&[0x60], &[(0x9000, &[0xa9, 0x34, 0x12, 0x60])]);
     let guest = SnesRom;
-    let m16 = Widths { m8: false, x8: false, emulation: false };
+    let m16 = Widths {
+        m8: false,
+        x8: false,
+        emulation: false,
+    };
     let key = GuestAddr(m16.key(0x9000));
     let mut options = BTreeMap::new();
     let image = guest.load(&rom, "snes", &options).expect("loads");
     assert!(!guest.discover(&image, &Seeds::default()).functions.contains(&key));
-    options.insert("pin_widths".to_string(), rpt_api::ParamValue::Str("009000:m16x16".to_string()));
+    options.insert(
+        "pin_widths".to_string(),
+        rpt_api::ParamValue::Str("009000:m16x16".to_string()),
+    );
     guest.check_options(&options).expect("a good option");
     let image = guest.load(&rom, "snes", &options).expect("loads");
     let found = guest.discover(&image, &Seeds::default());
@@ -326,4 +333,16 @@ fn the_recipe_pins_the_widths_of_an_entry_the_walk_cannot_see() {
         let err = guest.check_options(&options).unwrap_err().to_string();
         assert!(err.contains("pin_widths"), "{bad}: {err}");
     }
+}
+
+#[test]
+fn xce_with_the_carry_clear_in_native_mode_keeps_the_widths_and_index_high_bytes() {
+    // Native 16: LDX #$1234; CLC; XCE (stays native); STX $50 (still 16-bit); SEC; XCE (emulation):
+    // X loses its high byte, S moves to page 1; RTS.
+    let code = with_prefix(&NATIVE16, &[0xa2, 0x34, 0x12, 0x18, 0xfb, 0x86, 0x50, 0x38, 0xfb, 0x60]);
+    let (_, m) = run(&rom(&code, &[]));
+    assert_eq!((byte(&m, 0x50), byte(&m, 0x51)), (0x34, 0x12));
+    assert_eq!(get(&m, X), 0x34);
+    assert_eq!(get(&m, EMU), 1);
+    assert_eq!(get(&m, C), 0, "the carry takes E's old value, native");
 }

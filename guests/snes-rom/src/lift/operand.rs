@@ -265,6 +265,16 @@ impl Lifter<'_> {
         self.b.resize(ptr, Type::I32)
     }
 
+    /// PEI's operand: the 16-bit word at the direct-page address `D + dp` itself, not the word it
+    /// points to (`PEI (dp)` pushes the pointer). Its high byte is at `D + dp + 1` in bank 0 with no
+    /// wrapping within the page even in emulation mode, as for the 65816's own `[dp]`.
+    pub(crate) fn direct_word(&mut self, dp: u32) -> Value {
+        self.direct_page_cycle();
+        let offset = self.b.iconst(Type::I32, u64::from(dp));
+        let word = self.direct_pointer16(offset, false, false);
+        self.b.resize(word, Type::I16)
+    }
+
     /// `base + index` within 24 bits, and one cycle more for an indexed read that crossed a page
     /// with 8-bit index registers.
     fn indexed(&mut self, insn: &Insn, base: Value, index: Value) -> Value {

@@ -124,9 +124,9 @@ pub(crate) fn lift(lx: &mut Lifter<'_>, insn: &Insn) -> bool {
             lx.stack_back_to_page1(e);
         }
         0xd4 => {
-            // PEI (dp): pushes the 16-bit word at the direct-page address.
-            let place = lx.place(insn);
-            let v = lx.read_place(place, true);
+            // PEI (dp): pushes the 16-bit word at the direct-page address (the pointer, not what it
+            // points to, though the table calls its mode `(dp)`).
+            let v = lx.direct_word(insn.operand);
             lx.push16(v, false);
             lx.stack_back_to_page1(e);
         }
@@ -160,7 +160,7 @@ pub(crate) fn lift(lx: &mut Lifter<'_>, insn: &Insn) -> bool {
         }
         _ => return false,
     }
-    // PEI's direct-page cycle is added by `place`; everything else's count is static.
+    // PEI's direct-page cycle is added by `direct_word`; everything else's count is static.
     lx.add_cycles(cycles);
     true
 }
@@ -228,20 +228,32 @@ pub(crate) fn set_status(lx: &mut Lifter<'_>, p: Value, e: bool) {
 
 /// XCE: E takes the carry and the carry E's old value (`e`, which the widths say). Entering
 /// emulation mode makes M and X 1, drops the index registers' high bytes and puts S in page 1;
-/// leaving it, M and X read 1 (they were forced there).
+/// leaving it, M and X read 1 (they were forced there); native mode staying native changes only
+/// the carry.
 fn exchange_carry_and_emulation(lx: &mut Lifter<'_>, e: bool) {
     let carry = lx.b.get(C);
     lx.b.set(EMU, carry);
     let old = lx.b.iconst(Type::I1, u64::from(e));
     lx.b.set(C, old);
+    if e {
+        // M and X are 1 in emulation mode already, and stay 1 whichever way it goes.
+        return;
+    }
     let one = lx.b.iconst(Type::I1, 1);
-    lx.b.set(M8, one);
-    lx.b.set(X8, one);
-    // Either way M and X are 1 now, so the index registers hold 8 bits.
-    clear_index_high_bytes(lx);
-    let s = lx.b.get(S);
-    let low = lx.b.binary_imm(BinaryOp::And, s, 0xff);
-    let page1 = lx.b.binary_imm(BinaryOp::Or, low, 0x100);
-    let s = lx.b.select(carry, page1, s);
-    lx.b.set(S, s);
+    for slot in [M8, X8] {
+        let v = lx.b.get(slot);
+        let v = lx.b.select(carry, one, v);
+        lx.b.set(slot, v);
+    }
+    for slot in [X, Y, S] {
+        let v = lx.b.get(slot);
+        let low = lx.b.binary_imm(BinaryOp::And, v, 0xff);
+        let entered = if slot == S {
+            lx.b.binary_imm(BinaryOp::Or, low, 0x100)
+        } else {
+            low
+        };
+        let v = lx.b.select(carry, entered, v);
+        lx.b.set(slot, v);
+    }
 }
