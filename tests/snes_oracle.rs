@@ -221,7 +221,23 @@ fn every_sample_agrees_with_bsnes_for_600_frames_on_x86_64() {
     }
 }
 
+/// CI's reduced set on the foreign hosts: the NMI sample (compiling the CPU exerciser's 300,000
+/// lines of C twice more costs minutes); `every_sample_agrees_with_bsnes_on_the_foreign_hosts`
+/// runs them all (`cargo test -p rpt-tests --test snes_oracle -- --ignored`).
 #[test]
+fn the_nmi_sample_agrees_with_bsnes_on_the_foreign_hosts() {
+    if !oracle_available() {
+        return;
+    }
+    for host in &HOSTS[1..] {
+        for sample in SAMPLES.iter().filter(|s| s.rom == "nmi.sfc") {
+            agrees_with_bsnes(sample, host, FOREIGN_FRAMES);
+        }
+    }
+}
+
+#[test]
+#[ignore = "minutes of compiling; CI runs the NMI sample on the foreign hosts"]
 fn every_sample_agrees_with_bsnes_on_the_foreign_hosts() {
     if !oracle_available() {
         return;
