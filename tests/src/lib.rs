@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 
 pub mod matrix;
 pub mod real;
+pub mod snes_rom;
 
 /// The workspace's root directory.
 pub fn workspace_root() -> PathBuf {
