@@ -115,8 +115,14 @@ fn each_run_reads_its_own_line_of_the_joypad_script() {
     std::fs::write(&script, text).expect("write the script");
     for (frame, &value) in values.iter().enumerate() {
         let state = dump(frame as u32, Some(&script));
-        // Frame 0 ends before the first auto-read; run k's auto-read gets frame k's value.
-        let want = if frame == 0 { 0 } else { value };
+        // Frame 0 ends before the first auto-read; run k's auto-read gets frame k's value. Frame 3
+        // is the one the ROM turns NMI off in: it holds two vblanks, and its second latch (the one
+        // the ROM reads last) is taken as the next frame's (bsnes_oracle.c, `latches_this_run`).
+        let want = match frame {
+            0 => 0,
+            3 => values[4],
+            _ => value,
+        };
         assert_eq!(
             word(&state, JOY),
             want,
