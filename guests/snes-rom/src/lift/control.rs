@@ -45,7 +45,7 @@ pub(crate) fn lift(lx: &mut Lifter<'_>, insn: &Insn, cx: &mut BlockContext<'_, W
             let cond = if when { flag } else { lx.b.icmp_imm(IntCC::Eq, flag, 0) };
             let target = insn.relative_target();
             let taken_cycles = taken_cycles(insn, target);
-            let taken = transfer_block(lx, cx, target, w, taken_cycles);
+            let taken = goto(lx, cx, target, w, taken_cycles);
             let fall = goto(lx, cx, next, w, 0);
             lx.b.branch(cond, taken, fall);
             Some(Step::Ended)
@@ -162,7 +162,7 @@ pub(crate) fn lift(lx: &mut Lifter<'_>, insn: &Insn, cx: &mut BlockContext<'_, W
             }
             let ret = lx.k(Type::I16, u64::from(next & 0xffff));
             lx.push16(ret, e);
-            let p = system::status_byte(lx, insn, false);
+            let p = system::status_byte(lx, insn);
             lx.push8(p, e);
             let one = lx.k(Type::I1, 1);
             lx.b.set(IRQ_OFF, one);
@@ -258,17 +258,6 @@ fn taken_cycles(insn: &Insn, target: u32) -> u32 {
     let crossed = (insn.next() & 0xff00) != (target & 0xff00);
     let base = insn.cycles(false, false, false);
     insn.cycles(false, crossed, true) - base
-}
-
-/// A block that adds `cycles` and goes to `target` in `widths`.
-fn transfer_block(
-    lx: &mut Lifter<'_>,
-    cx: &mut BlockContext<'_, W65816>,
-    target: u32,
-    widths: Widths,
-    cycles: u32,
-) -> Block {
-    goto(lx, cx, target, widths, cycles)
 }
 
 /// Where a direct transfer to `target` in `widths` goes: this function's block when the walk

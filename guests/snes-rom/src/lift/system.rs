@@ -99,7 +99,7 @@ pub(crate) fn lift(lx: &mut Lifter<'_>, insn: &Insn) -> bool {
             push_sized(lx, v, !w.x8, e);
         }
         0x08 => {
-            let p = status_byte(lx, insn, false);
+            let p = status_byte(lx, insn);
             lx.push8(p, e);
         }
         0x8b | 0x4b => {
@@ -184,16 +184,15 @@ fn clear_index_high_bytes(lx: &mut Lifter<'_>) {
     }
 }
 
-/// P as a byte (an i16): C Z I D X M V N from bit 0. In emulation mode bit 5 reads as 1 and bit
-/// 4 is B: set when BRK or PHP pushes P (`brk`), clear when an interrupt does.
-pub(crate) fn status_byte(lx: &mut Lifter<'_>, insn: &Insn, hardware_interrupt: bool) -> Value {
+/// P as PHP, BRK and COP push it (an i16): C Z I D X M V N from bit 0. In emulation mode bit 5
+/// reads as 1 and bit 4 (B) is set; a hardware interrupt pushes B clear, which the guest's C part
+/// does (`status_byte` in runtime/snes_runtime.c).
+pub(crate) fn status_byte(lx: &mut Lifter<'_>, insn: &Insn) -> Value {
     let e = insn.widths.emulation;
     let mut p = lx.b.iconst(Type::I16, 0);
     for (n, &slot) in P_BITS.iter().enumerate() {
-        let bit = if e && slot == M8 {
+        let bit = if e && (slot == M8 || slot == X8) {
             lx.b.iconst(Type::I16, 1)
-        } else if e && slot == X8 {
-            lx.b.iconst(Type::I16, u64::from(!hardware_interrupt))
         } else {
             let v = lx.b.get(slot);
             lx.b.resize(v, Type::I16)
